@@ -1,0 +1,73 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Upcoming-feature flags shared by every Swift target, so the whole package speaks one dialect.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "ladder",
+    products: [
+        .executable(name: "ladder", targets: ["ladder"]),
+        // What client apps link to resolve a source's SHA1 into variant paths; no libvips needed.
+        .library(name: "LadderManifest", targets: ["LadderManifest"]),
+    ],
+    targets: [
+        // MARK: - C libraries, found through pkg-config
+
+        // libvips: decoding, resizing, colour management, metadata.
+        .systemLibrary(
+            name: "CVips", pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]),
+        // libexif: reading and writing EXIF tags.
+        .systemLibrary(
+            name: "CExif", pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+        // libjpeg-turbo: exact progressive scan scripts and buffered-image replay.
+        .systemLibrary(
+            name: "CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
+
+        // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions, macros,
+        // and libjpeg's setjmp error handling.
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG"]),
+
+        // MARK: - Swift modules
+
+        // The Swift face of the C libraries: the only module that imports C.
+        .target(
+            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG"],
+            swiftSettings: swiftSettings),
+        // The manifest format and the client-side resolver; pure Swift.
+        .target(name: "LadderManifest", swiftSettings: swiftSettings),
+        // Configuration, planning, variants, manifest writing and verification.
+        .target(
+            name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"],
+            swiftSettings: swiftSettings),
+        // Argument parsing, terminal output and exit codes; `run(arguments:)` is its entry point.
+        .target(name: "LadderCLI", dependencies: ["LadderCore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "ladder", dependencies: ["LadderCLI"], swiftSettings: swiftSettings),
+
+        // MARK: - Tests
+
+        .target(
+            name: "LadderTestSupport", dependencies: ["LadderImaging", "LadderCore"],
+            path: "Tests/LadderTestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LadderManifestTests", dependencies: ["LadderManifest"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LadderImagingTests", dependencies: ["LadderImaging", "LadderTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LadderCoreTests", dependencies: ["LadderCore", "LadderTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LadderCLITests", dependencies: ["LadderCLI", "LadderTestSupport"],
+            swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,118 @@
+/*
+ * CLadder: the few C functions Swift cannot call directly.
+ *
+ * - libvips' operations are variadic (NULL-terminated option lists), which Swift does not import;
+ *   each wrapper here fixes one operation's option set.
+ * - VIPS_INIT is a macro.
+ * - libjpeg reports errors by longjmp, which must never cross into Swift; every libjpeg entry
+ *   point here sets its own jmp_buf and returns a status with the library's message.
+ *
+ * Every symbol carries the `ladder_` prefix. No policy lives here: the Swift module LadderImaging
+ * decides what to call and with which values.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+#include <vips/vips.h>
+
+#pragma clang assume_nonnull begin
+
+// MARK: - libvips start-up
+
+/// Wraps the VIPS_INIT() macro (ABI check + vips_init). Returns 0 on success.
+int ladder_vips_init(const char *argv0);
+
+// MARK: - libvips loading
+
+/// Wraps the variadic vips_image_new_from_buffer(); `options` is a libvips option string such as
+/// "[access=sequential,fail_on=warning]". Only the header is read until pixels are asked for.
+VipsImage *_Nullable ladder_vips_image_new_from_buffer(const void *buffer, size_t length,
+                                                        const char *options);
+
+/// Wraps the variadic vips_thumbnail_buffer(): decode with shrink-on-load, convert to the
+/// processing space (and to `export_profile` when given), fit inside width x height without
+/// upscaling, and apply the EXIF orientation. `load_options` is passed to the loader.
+int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage *_Nullable *_Nonnull out,
+                                 int width, int height, const char *load_options,
+                                 const char *_Nullable export_profile, VipsFailOn fail_on);
+
+// MARK: - libvips processing
+
+/// Wraps vips_resize() with separate horizontal and vertical scales (Lanczos3).
+int ladder_vips_resize(VipsImage *in, VipsImage *_Nullable *_Nonnull out, double hscale, double vscale);
+
+/// Wraps vips_flatten() with a background of `count` values.
+int ladder_vips_flatten(VipsImage *in, VipsImage *_Nullable *_Nonnull out, const double *background,
+                        int count);
+
+/// Wraps vips_colourspace().
+int ladder_vips_colorspace(VipsImage *in, VipsImage *_Nullable *_Nonnull out, VipsInterpretation space);
+
+/// Wraps vips_cast().
+int ladder_vips_cast(VipsImage *in, VipsImage *_Nullable *_Nonnull out, VipsBandFormat format);
+
+/// Wraps vips_extract_band() for `count` bands starting at `band`.
+int ladder_vips_extract_bands(VipsImage *in, VipsImage *_Nullable *_Nonnull out, int band, int count);
+
+/// Wraps vips_icc_transform() from the embedded profile (or `input_profile`) to `output_profile`.
+int ladder_vips_icc_transform(VipsImage *in, VipsImage *_Nullable *_Nonnull out,
+                              const char *output_profile, const char *_Nullable input_profile);
+
+/// Wraps vips_copy(), giving the copy `interpretation` (a fresh image whose metadata may be set).
+int ladder_vips_copy(VipsImage *in, VipsImage *_Nullable *_Nonnull out, VipsInterpretation interpretation);
+
+/// Wraps vips_arrayjoin() stacking `count` images top to bottom (the frames of an animation).
+int ladder_vips_join_vertically(VipsImage *_Nonnull *_Nonnull images, int count,
+                                VipsImage *_Nullable *_Nonnull out);
+
+// MARK: - libvips saving
+
+/// Wraps the variadic vips_image_write_to_buffer(); `suffix` names the saver and its options,
+/// e.g. ".png[compression=6]". The buffer is allocated with g_malloc; release it with g_free.
+int ladder_vips_write_to_buffer(VipsImage *in, const char *suffix, void *_Nullable *_Nonnull buffer,
+                                size_t *length);
+
+// MARK: - libjpeg-turbo encoding
+
+/// One scan of a progressive scan script, as libjpeg's jpeg_scan_info describes it.
+typedef struct ladder_jpeg_scan {
+    int component_count;
+    int components[4];
+    int ss, se, ah, al;
+} ladder_jpeg_scan;
+
+/// What to encode and how. A `scan_count` of 0 writes a baseline (sequential) JPEG.
+typedef struct ladder_jpeg_encode_options {
+    int quality;
+    /// Non-zero: no chroma subsampling (4:4:4); zero: libjpeg's default 4:2:0.
+    int full_chroma;
+    const ladder_jpeg_scan *_Nullable scans;
+    int scan_count;
+    /// An APP1 payload starting with "Exif\0\0", or NULL.
+    const unsigned char *_Nullable exif;
+    size_t exif_length;
+    /// An ICC profile to embed as APP2 chunks, or NULL.
+    const unsigned char *_Nullable icc;
+    size_t icc_length;
+} ladder_jpeg_encode_options;
+
+/// Encodes 8-bit grayscale (1 band) or RGB (3 bands) pixels with libjpeg-turbo, honouring an
+/// exact scan script. On success returns 0 and a malloc'ed buffer in `out` (release with free);
+/// on failure returns -1 and libjpeg's message in `message`.
+int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int bands, size_t row_stride,
+                       const ladder_jpeg_encode_options *options,
+                       unsigned char *_Nullable *_Nonnull out, unsigned long *out_length,
+                       char *message, size_t message_capacity);
+
+#pragma clang assume_nonnull end
+
+#pragma clang assume_nonnull begin
+
+// MARK: - Library identity
+
+/// The file of the loaded libexif shared library (dladdr() needs _GNU_SOURCE, which Swift's
+/// Glibc module does not define), or NULL when it cannot be found. libexif has no version call.
+const char *_Nullable ladder_libexif_path(void);
+
+#pragma clang assume_nonnull end

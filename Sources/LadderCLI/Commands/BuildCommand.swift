@@ -1,0 +1,139 @@
+import Foundation
+import LadderCore
+import LadderImaging
+
+/// `ladder build`: runs the pipeline.
+struct BuildCommand: LadderCommand {
+    static let name = "build"
+    static let summary = "Make the variants of every source and write the manifest."
+    static let synopsis = "[--config PATH] [--jobs N] [--json] [--no-wait]"
+    static let discussion = """
+        Reads pipeline.json, finds the images under its source folders and makes each configured
+        variant of each one. Only what changed is made again: a source whose bytes, recipe and
+        encoder are unchanged is skipped. Every file is written under a temporary name, flushed
+        and renamed; the manifest is written last. A source that fails is listed with its reason
+        and the others are still built.
+        """
+    static let options = [
+        OptionSpec(
+            names: ["--config", "-c"], value: "PATH", help: "The pipeline configuration.", defaultText: "pipeline.json"),
+        OptionSpec(names: ["--jobs", "-j"], value: "N", help: "Sources processed at once.", defaultText: "all cores"),
+        OptionSpec(names: ["--json"], help: "Print the summary as one JSON object on standard output."),
+        OptionSpec(
+            names: ["--no-wait"], help: "Exit with 75 instead of waiting when another build holds the output folder."),
+    ]
+    static let exitCodes: [(ExitCode, String)] = [
+        (.success, "every source was built (or was up to date)"),
+        (.failure, "some sources failed; the others are built and in the manifest, which lists the failures"),
+        (.usage, "unknown option or bad option value"),
+        (.invalidConfiguration, "pipeline.json is invalid"),
+        (.ioError, "reading or writing failed (for example a full disk); the previous manifest is intact"),
+        (.locked, "another build holds the output folder and --no-wait was given"),
+    ]
+
+    var configPath = "pipeline.json"
+    var jobs = Builder.defaultJobs
+    var json = false
+    var wait = true
+    var verbosity = Verbosity.normal
+
+    init(parsing options: ParsedOptions) throws(UsageError) {
+        if let first = options.positional.first {
+            throw UsageError("unexpected argument '\(first)'", command: Self.name)
+        }
+        configPath = options.value("--config") ?? configPath
+        jobs = try options.integer("--jobs", in: 1...1024, command: Self.name) ?? jobs
+        json = options.has("--json")
+        wait = !options.has("--no-wait")
+        verbosity = try Verbosity(options, command: Self.name)
+    }
+
+    func run(_ context: CommandContext) -> ExitCode {
+        let console = context.console
+        let configuration: PipelineConfiguration
+        do {
+            configuration = try PipelineConfiguration.load(from: configPath)
+        } catch {
+            console.error(error.description)
+            return .invalidConfiguration
+        }
+        do {
+            try Imaging.start(threadsPerImage: 1)
+        } catch {
+            console.error(error.description)
+            return .ioError
+        }
+        let progress = BuildProgress(console: console, verbosity: verbosity)
+        if verbosity == .verbose {
+            Imaging.setWarningHandler { progress.warning("libvips: \($0)") }
+        }
+        let renderer: any SourceRendering
+        var pool: WorkerPool?
+        switch context.rendering {
+        case .inProcess:
+            renderer = ExclusiveRenderer()
+        case .workerProcesses(let executable):
+            pool = WorkerPool(settings: WorkerPool.Settings(executable: executable))
+            renderer = pool!
+        }
+        defer { pool?.shutdown() }
+        let builder = Builder(
+            configuration: configuration, options: Builder.Options(jobs: jobs, waitForLock: wait), renderer: renderer,
+            observer: progress)
+        let report: BuildReport
+        do {
+            report = try builder.run()
+        } catch {
+            progress.finish()
+            console.error(error.description)
+            if case .locked = error { return .locked }
+            return .ioError
+        }
+        progress.finish()
+        if json {
+            console.write(BuildSummaryJSON(report).encoded())
+        } else if verbosity != .quiet || !report.failed.isEmpty {
+            printSummary(report, console: console)
+        }
+        return report.failed.isEmpty ? .success : .failure
+    }
+
+    private func printSummary(_ report: BuildReport, console: Console) {
+        let images = report.built + report.skipped
+        var line =
+            "\(images) image\(images == 1 ? "" : "s") from \(report.sources) source\(report.sources == 1 ? "" : "s"): "
+        line += "\(report.built) built, \(report.skipped) up to date"
+        if !report.failed.isEmpty { line += ", " + console.styled("\(report.failed.count) failed", .red) }
+        line += String(format: " (%.1f s)", report.seconds)
+        console.print(line)
+        if report.filesWritten > 0 || report.filesRemoved > 0 {
+            console.print("  \(report.filesWritten) variant files written, \(report.filesRemoved) stale files removed")
+        }
+        console.print("  variants: \(displayPath(report.outputDirectory))")
+        console.print("  manifest: \(displayPath(report.manifestPath))\(report.manifestWritten ? "" : " (unchanged)")")
+        if !report.failed.isEmpty {
+            console.print("Failed:")
+            for failure in report.failed { console.print("  \(failure.source): \(failure.reason)") }
+        }
+    }
+}
+
+/// How much a command prints besides its result.
+enum Verbosity: Sendable {
+    case quiet, normal, verbose
+
+    init(_ options: ParsedOptions, command: String) throws(UsageError) {
+        switch (options.has("--quiet"), options.has("--verbose")) {
+        case (true, true): throw UsageError("--quiet and --verbose cannot be used together", command: command)
+        case (true, false): self = .quiet
+        case (false, true): self = .verbose
+        case (false, false): self = .normal
+        }
+    }
+}
+
+/// A path as the user should see it: relative to the working directory when inside it.
+func displayPath(_ path: String) -> String {
+    let current = FileManager.default.currentDirectoryPath
+    return FilePath.relative(path, to: current).map { $0.isEmpty ? "." : $0 } ?? path
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A subcommand: how it is spelled and documented, how it reads its arguments, and what it does.
+protocol LadderCommand: Sendable {
+    static var name: String { get }
+    /// One line for `ladder --help`.
+    static var summary: String { get }
+    /// The synopsis after "ladder NAME".
+    static var synopsis: String { get }
+    /// Paragraphs for `ladder NAME --help`.
+    static var discussion: String { get }
+    static var options: [OptionSpec] { get }
+    static var exitCodes: [(ExitCode, String)] { get }
+
+    init(parsing options: ParsedOptions) throws(UsageError)
+
+    func run(_ context: CommandContext) -> ExitCode
+}
+
+/// What a command runs with besides its arguments.
+struct CommandContext: Sendable {
+    var console: Console
+    var rendering: Rendering
+}
+
+extension LadderCommand {
+    /// The options every command has.
+    static var commonOptions: [OptionSpec] {
+        [
+            OptionSpec(names: ["--quiet", "-q"], help: "Print only errors and the result."),
+            OptionSpec(names: ["--verbose", "-v"], help: "Also print what happens to every file."),
+            OptionSpec(names: ["--help", "-h"], help: "Show this help."),
+        ]
+    }
+
+    /// The text of `ladder NAME --help`.
+    static var help: String {
+        var text = "USAGE: ladder \(name) \(synopsis)\n\n\(discussion)\n\nOPTIONS:\n"
+        let all = options + commonOptions
+        let labels = all.map { spec in
+            spec.names.joined(separator: ", ") + (spec.value.map { " \($0)" } ?? "")
+        }
+        let width = (labels.map(\.count).max() ?? 0) + 2
+        for (spec, label) in zip(all, labels) {
+            var line = "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + spec.help
+            if let defaultText = spec.defaultText { line += " (default: \(defaultText))" }
+            text += line + "\n"
+        }
+        text += "\nEXIT CODES:\n"
+        for (code, meaning) in exitCodes {
+            text += "  " + "\(code.rawValue)".padding(toLength: 5, withPad: " ", startingAt: 0) + meaning + "\n"
+        }
+        return text
+    }
+}

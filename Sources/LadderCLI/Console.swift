@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a command writes: results to `standardOutput`, diagnostics and progress to
+/// `standardError`. Tests pass a console that records both.
+public final class Console: Sendable {
+    private let writeOutput: @Sendable (String) -> Void
+    private let writeError: @Sendable (String) -> Void
+    /// True when standard error is a terminal: progress lines are drawn only there.
+    public let errorIsTerminal: Bool
+    /// True when diagnostics may use color (a terminal, and NO_COLOR not set).
+    public let usesColor: Bool
+
+    public init(
+        errorIsTerminal: Bool, usesColor: Bool, output: @escaping @Sendable (String) -> Void,
+        error: @escaping @Sendable (String) -> Void
+    ) {
+        self.errorIsTerminal = errorIsTerminal
+        self.usesColor = usesColor
+        self.writeOutput = output
+        self.writeError = error
+    }
+
+    /// The process's own standard output and standard error.
+    public static func standard() -> Console {
+        let isTerminal = isatty(STDERR_FILENO) == 1
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return Console(
+            errorIsTerminal: isTerminal, usesColor: isTerminal && !noColor,
+            output: { writeAll($0, to: STDOUT_FILENO) },
+            error: { writeAll($0, to: STDERR_FILENO) })
+    }
+
+    /// Writes a result line to standard output.
+    public func print(_ line: String) { writeOutput(line + "\n") }
+
+    /// Writes raw text to standard output.
+    public func write(_ text: String) { writeOutput(text) }
+
+    /// Writes a diagnostic line to standard error.
+    public func diagnose(_ line: String) { writeError(line + "\n") }
+
+    /// Writes raw text to standard error (progress lines).
+    public func writeDiagnostic(_ text: String) { writeError(text) }
+
+    /// "error: ..." in red on a color terminal.
+    public func error(_ message: String) {
+        diagnose(styled("error:", .red) + " " + message)
+    }
+
+    /// "warning: ..." in yellow on a color terminal.
+    public func warning(_ message: String) {
+        diagnose(styled("warning:", .yellow) + " " + message)
+    }
+
+    enum Style: String {
+        case red = "31"
+        case yellow = "33"
+        case green = "32"
+        case bold = "1"
+        case dim = "2"
+    }
+
+    func styled(_ text: String, _ style: Style) -> String {
+        usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// Writes the whole text to a file descriptor, unbuffered, so that progress and results
+/// interleave in the order they were written.
+private func writeAll(_ text: String, to descriptor: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        bytes = bytes.dropFirst(count)
+    }
+}
+
+/// A console that records what is written, for tests.
+public final class RecordingConsole: Sendable {
+    private let storage = Mutex<(output: String, error: String)>(("", ""))
+
+    public init() {}
+
+    public var console: Console {
+        Console(
+            errorIsTerminal: false, usesColor: false,
+            output: { [self] text in storage.withLock { $0.output += text } },
+            error: { [self] text in storage.withLock { $0.error += text } })
+    }
+
+    public var output: String { storage.withLock { $0.output } }
+    public var error: String { storage.withLock { $0.error } }
+}

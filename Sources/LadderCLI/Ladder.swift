@@ -1,0 +1,114 @@
+import Foundation
+import LadderCore
+import LadderImaging
+
+/// Where sources are decoded and encoded.
+public enum Rendering: Sendable {
+    /// In this process, one source at a time (what tests use).
+    case inProcess
+    /// In worker processes started from this ladder executable, one per job: decoder crashes
+    /// and runaway decodes cost only the source at hand.
+    case workerProcesses(executable: String)
+
+    /// Worker processes started from the running executable.
+    public static var thisExecutable: Rendering {
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return .workerProcesses(executable: path)
+    }
+}
+
+/// The command-line entry point: `run(arguments:console:rendering:)` is all the executable
+/// calls, and what tests call.
+public enum Ladder {
+    static let commands: [any LadderCommand.Type] = [BuildCommand.self]
+
+    /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments).
+    public static func run(
+        arguments: [String], console: Console = .standard(), rendering: Rendering = .inProcess
+    ) -> ExitCode {
+        let rest = Array(arguments.dropFirst())
+        if rest == [RenderWorker.subcommand] {
+            return ExitCode(rawValue: RenderWorker.serve())
+        }
+        guard let first = rest.first else {
+            console.write(help)
+            return .usage
+        }
+        switch first {
+        case "--help", "-h", "help":
+            if let topic = rest.dropFirst().first {
+                guard let command = commands.first(where: { $0.name == topic }) else {
+                    return usageFailure(UsageError("unknown command '\(topic)'", command: nil), console: console)
+                }
+                console.write(command.help)
+            } else {
+                console.write(help)
+            }
+            return .success
+        case "--version":
+            console.write(versionText)
+            return .success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
+            return usageFailure(UsageError(message, command: nil), console: console)
+        }
+        let commandArguments = rest.dropFirst()
+        if commandArguments.contains("--help") || commandArguments.contains("-h") {
+            console.write(command.help)
+            return .success
+        }
+        do {
+            let parsed = try ParsedOptions(
+                commandArguments, specs: command.options + command.commonOptions, command: command.name)
+            return try command.init(parsing: parsed).run(CommandContext(console: console, rendering: rendering))
+        } catch {
+            return usageFailure(error, console: console)
+        }
+    }
+
+    private static func usageFailure(_ error: UsageError, console: Console) -> ExitCode {
+        console.error(error.description)
+        return .usage
+    }
+
+    static var help: String {
+        var text = """
+            ladder makes the resolution variants that apps load progressively: for every image under
+            the source folders of pipeline.json, a small thumbnail, a large thumbnail and a full-size
+            progressive JPEG with an exact number of scans, plus a manifest keyed by each source's SHA1.
+
+            USAGE: ladder <command> [options]
+
+            COMMANDS:
+
+            """
+        let width = (commands.map { $0.name.count }.max() ?? 0) + 2
+        for command in commands {
+            text += "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary + "\n"
+        }
+        text += """
+
+            OPTIONS:
+              --help, -h  Show this help; 'ladder <command> --help' shows a command's options.
+              --version   Show the versions of ladder and of the image libraries.
+
+            """
+        return text
+    }
+
+    static var versionText: String {
+        let versions = Imaging.versions
+        return """
+            ladder \(LadderVersion.current)
+            libvips \(versions.libvips)
+            libjpeg-turbo \(versions.libjpeg)
+            libexif \(versions.libexif)
+
+            """
+    }
+}

@@ -1,0 +1,47 @@
+/// What a build did.
+public struct BuildReport: Sendable, Equatable {
+    /// Source files found.
+    public var sources: Int
+    /// Distinct images whose variants were made in this run (all or some of them).
+    public var built: Int
+    /// Distinct images whose variants were all up to date.
+    public var skipped: Int
+    /// Sources that could not be built, with the reason, sorted by path.
+    public var failed: [Failure]
+    /// Entries passed over in the source folders (links, special files), with the reason.
+    public var skippedEntries: [SkippedEntry]
+    /// Sources read and hashed (the others were known unchanged from the stat cache).
+    public var hashed: Int
+    /// Variant files written.
+    public var filesWritten: Int
+    /// Stale variant files deleted.
+    public var filesRemoved: Int
+    /// True when the manifest was written (false when it was already up to date).
+    public var manifestWritten: Bool
+    public var manifestPath: String
+    public var outputDirectory: String
+    /// Wall time, in seconds.
+    public var seconds: Double
+
+    public struct Failure: Sendable, Equatable {
+        public var source: String
+        public var reason: String
+    }
+}
+
+/// Hears about a build while it runs, for progress displays.
+public protocol BuildObserving: Sendable {
+    /// The sources are found; `total` of them will be processed.
+    func buildStarted(total: Int)
+    /// One source is done.
+    func sourceFinished(_ path: String, outcome: SourceOutcome)
+    /// Something the user should know that does not stop the build.
+    func warning(_ message: String)
+}
+
+/// How one source ended.
+public enum SourceOutcome: Sendable, Equatable {
+    case built
+    case upToDate
+    case failed(String)
+}

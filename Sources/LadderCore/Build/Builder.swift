@@ -1,0 +1,392 @@
+import Foundation
+public import LadderImaging
+import LadderManifest
+import Synchronization
+
+/// Runs a pipeline: finds the sources, decides from the previous manifest what is out of date,
+/// renders only that, writes every file safely and commits the new manifest last.
+///
+/// Crash safety: variant files are written under temporary names, flushed and renamed; the
+/// manifest is replaced the same way only after every file it names is on disk, and stale files
+/// are deleted only after that. At any moment the manifest on disk describes complete files.
+public final class Builder: Sendable {
+    public struct Options: Sendable {
+        /// Sources processed at once.
+        public var jobs: Int
+        /// Wait for another build holding the output folder (else fail at once).
+        public var waitForLock: Bool
+        /// Which decoder complaints refuse a source.
+        public var strictness: DecodeStrictness
+        /// The largest source file read, in bytes.
+        public var maximumFileBytes: Int
+
+        public init(
+            jobs: Int = Builder.defaultJobs, waitForLock: Bool = true,
+            strictness: DecodeStrictness = .warning, maximumFileBytes: Int = 256 << 20
+        ) {
+            self.jobs = jobs
+            self.waitForLock = waitForLock
+            self.strictness = strictness
+            self.maximumFileBytes = maximumFileBytes
+        }
+    }
+
+    public let configuration: PipelineConfiguration
+    public let options: Options
+    let renderer: any SourceRendering
+    let observer: (any BuildObserving)?
+    let versions: Imaging.Versions
+    let ladderVersion: String
+
+    public init(
+        configuration: PipelineConfiguration, options: Options = Options(),
+        renderer: any SourceRendering = ExclusiveRenderer(),
+        observer: (any BuildObserving)? = nil, versions: Imaging.Versions = Imaging.versions,
+        ladderVersion: String = LadderVersion.current
+    ) {
+        self.configuration = configuration
+        self.options = options
+        self.renderer = renderer
+        self.observer = observer
+        self.versions = versions
+        self.ladderVersion = ladderVersion
+    }
+
+    /// All cores.
+    public static var defaultJobs: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    /// The folder, relative to pipeline.json's folder, where ladder keeps its own state.
+    public static let stateFolder = ".ladder"
+
+    // MARK: - Run
+
+    public func run() throws(BuildError) -> BuildReport {
+        let started = Date()
+        do {
+            return try runLocked(started: started)
+        } catch let error as BuildError {
+            throw error
+        } catch let error as FileSystemError {
+            throw .io(error)
+        } catch {
+            throw .io(
+                FileSystemError(operation: "build", path: configuration.outputDirectory, code: 0, reason: "\(error)"))
+        }
+    }
+
+    private func runLocked(started: Date) throws -> BuildReport {
+        let output = try Directory.create(configuration.outputDirectory)
+        if try !output.lock(wait: false) {
+            guard options.waitForLock else { throw BuildError.locked(configuration.outputDirectory) }
+            observer?.warning("waiting for another ladder build to finish with '\(configuration.outputDirectory)'")
+            _ = try output.lock(wait: true)
+        }
+        let manifestFolder = try Directory.create(FilePath.parent(configuration.manifestPath))
+        try removeTemporaryFiles(output: output, manifestFolder: manifestFolder)
+
+        let previous = loadPreviousManifest()
+        let scanStarted = Self.now()
+        let walk = try SourceWalker(configuration: configuration).walk()
+        for entry in walk.skipped { observer?.warning("skipped \(entry.path): \(entry.reason)") }
+        let stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
+        let oldCache = (try? stateDirectory?.readFile("stat-cache")).map { StatCache(serialized: $0) } ?? StatCache()
+
+        let fingerprints = Dictionary(
+            uniqueKeysWithValues: configuration.variants.map {
+                (
+                    $0.name,
+                    RecipeFingerprint.compute(
+                        $0, background: configuration.background, keep: configuration.metadata.keep, versions: versions)
+                )
+            })
+        let recipes = Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0) })
+        let settings = RenderSettings(
+            background: configuration.background, keep: configuration.metadata.keep, strictness: options.strictness)
+        let prefix = configuration.outputPrefixInManifest
+
+        let state = Mutex(BuildState())
+        let files = walk.files
+        observer?.buildStarted(total: files.count)
+
+        ParallelRunner.run(count: files.count, width: options.jobs) { index in
+            let file = files[index]
+            let outcome: SourceOutcome
+            do {
+                outcome = try self.process(
+                    file, previous: previous, cache: oldCache, fingerprints: fingerprints, recipes: recipes,
+                    settings: settings, prefix: prefix, output: output, state: state)
+            } catch let error as FileSystemError {
+                state.withLock { $0.fatal = $0.fatal ?? error }
+                return false
+            } catch {
+                state.withLock {
+                    $0.fatal =
+                        $0.fatal ?? FileSystemError(operation: "build", path: file.path, code: 0, reason: "\(error)")
+                }
+                return false
+            }
+            self.observer?.sourceFinished(file.path, outcome: outcome)
+            return true
+        }
+
+        var result = state.withLock { $0 }
+        if let fatal = result.fatal { throw fatal }
+
+        // Every new file is written; make the renames durable before the manifest names them.
+        for folder in result.touchedFolders.sorted() {
+            try output.subdirectory(folder, create: false).synchronize()
+        }
+        try output.synchronize()
+
+        let manifest = assembleManifest(&result, files: files)
+        let manifestData = [UInt8](manifest.jsonData())
+        let manifestName = FilePath.name(configuration.manifestPath)
+        let existing = try? manifestFolder.readFile(manifestName)
+        let manifestWritten = existing != manifestData
+        if manifestWritten {
+            try manifestFolder.writeAtomically(manifestData, to: manifestName)
+            try manifestFolder.synchronize()
+        }
+        let removed = try removeStaleFiles(output: output, manifest: manifest, prefix: prefix)
+
+        var cache = StatCache(scannedAt: scanStarted)
+        for file in files { if let sha1 = result.sha1ByPath[file.path] { cache.record(file, sha1: sha1) } }
+        if let stateDirectory, cache.entries != oldCache.entries || result.distrustedCacheEntries {
+            try? stateDirectory.writeAtomically(cache.serialized(), to: "stat-cache")
+        }
+
+        return BuildReport(
+            sources: files.count, built: result.built.count, skipped: result.upToDate.count,
+            failed: manifest.failures.sorted { $0.key < $1.key }.map {
+                BuildReport.Failure(source: $0.key, reason: $0.value)
+            },
+            skippedEntries: walk.skipped, hashed: result.hashed, filesWritten: result.filesWritten,
+            filesRemoved: removed,
+            manifestWritten: manifestWritten, manifestPath: configuration.manifestPath,
+            outputDirectory: configuration.outputDirectory, seconds: Date().timeIntervalSince(started))
+    }
+
+    // MARK: - One source
+
+    /// What the workers share, behind a mutex.
+    struct BuildState: Sendable {
+        var sha1ByPath: [String: String] = [:]
+        var failureByPath: [String: String] = [:]
+        /// SHA1s that a worker has taken on; later sources with the same bytes only add their path.
+        var claimed: Set<String> = []
+        var entries: [String: Manifest.ImageEntry] = [:]
+        var failureBySHA1: [String: String] = [:]
+        var built: Set<String> = []
+        var upToDate: Set<String> = []
+        var touchedFolders: Set<String> = []
+        var filesWritten = 0
+        var hashed = 0
+        var distrustedCacheEntries = false
+        var fatal: FileSystemError?
+    }
+
+    private func process(
+        _ file: SourceFile, previous: Manifest?, cache: StatCache, fingerprints: [String: String],
+        recipes: [String: VariantRecipe], settings: RenderSettings, prefix: String, output: Directory,
+        state: borrowing Mutex<BuildState>
+    ) throws -> SourceOutcome {
+        var bytes: [UInt8]?
+        let sha1: String
+        if let cached = cache.sha1(for: file) {
+            sha1 = cached
+        } else {
+            do {
+                let read = try Self.readSource(file.absolutePath, limit: options.maximumFileBytes)
+                bytes = read
+                sha1 = Checksum.hex(.sha1, of: read)
+            } catch {
+                state.withLock { $0.failureByPath[file.path] = error.reason }
+                return .failed(error.reason)
+            }
+            let distrusted = cache.entries[file.path]?.status == file.status
+            state.withLock {
+                $0.hashed += 1
+                if distrusted { $0.distrustedCacheEntries = true }
+            }
+        }
+        let isClaimant = state.withLock { state in
+            state.sha1ByPath[file.path] = sha1
+            return state.claimed.insert(sha1).inserted
+        }
+        guard isClaimant else { return .upToDate }  // another path with the same bytes does the work
+
+        let previousEntry = previous?.images[sha1]
+        let plan = Planner.plan(previous: previousEntry, fingerprints: fingerprints) { entry in
+            self.isPresent(entry, prefix: prefix, output: output)
+        }
+        if plan.isUpToDate, var previousEntry {
+            previousEntry.sources = []  // filled in from this walk
+            state.withLock {
+                $0.entries[sha1] = previousEntry
+                $0.upToDate.insert(sha1)
+            }
+            return .upToDate
+        }
+
+        // Something must be made: read the bytes (unless just read) and make sure they are the
+        // bytes that were hashed.
+        let source: [UInt8]
+        if let bytes {
+            source = bytes
+        } else {
+            do {
+                source = try Self.readSource(file.absolutePath, limit: options.maximumFileBytes)
+            } catch {
+                return fail(file, sha1: sha1, error.reason, state: state)
+            }
+        }
+        if bytes == nil, Checksum.hex(.sha1, of: source) != sha1 {
+            return fail(
+                file, sha1: sha1, "the file changed while ladder was reading it; run the build again", state: state)
+        }
+
+        let rendered: RenderedSource
+        do {
+            rendered = try renderer.render(source, variants: plan.render.compactMap { recipes[$0] }, settings: settings)
+        } catch let failure {
+            return fail(file, sha1: sha1, failure.reason, state: state)
+        }
+
+        var variants = plan.reuse
+        for variant in rendered.variants {
+            let fingerprint = fingerprints[variant.name] ?? ""
+            let relative = ContentAddress.path(sha1: sha1, variant: variant.name, fingerprint: fingerprint)
+            let folderName = FilePath.parent(relative)
+            try output.subdirectory(folderName, create: true).writeAtomically(
+                variant.bytes, to: FilePath.name(relative))
+            variants[variant.name] = Manifest.VariantEntry(
+                path: prefix.isEmpty ? relative : prefix + "/" + relative, width: variant.size.width,
+                height: variant.size.height, bytes: variant.bytes.count,
+                sha256: Checksum.hex(.sha256, of: variant.bytes),
+                progressive: variant.progressive, scans: variant.scans, recipe: fingerprint)
+            state.withLock {
+                $0.touchedFolders.insert(folderName)
+                $0.filesWritten += 1
+            }
+        }
+        let entry = Manifest.ImageEntry(
+            sources: [], width: rendered.size.width, height: rendered.size.height, variants: variants,
+            format: rendered.format, bytes: source.count, orientation: rendered.orientation,
+            captured: rendered.captured, gpsRemoved: rendered.hadGPS)
+        state.withLock {
+            $0.entries[sha1] = entry
+            $0.built.insert(sha1)
+        }
+        return .built
+    }
+
+    private func fail(
+        _ file: SourceFile, sha1: String, _ reason: String, state: borrowing Mutex<BuildState>
+    ) -> SourceOutcome {
+        state.withLock { $0.failureBySHA1[sha1] = reason }
+        return .failed(reason)
+    }
+
+    /// True when a previously written variant file is still there with its recorded size.
+    private func isPresent(_ entry: Manifest.VariantEntry, prefix: String, output: Directory) -> Bool {
+        let relative = prefix.isEmpty ? entry.path : FilePath.relative(entry.path, to: prefix)
+        guard let relative, ContentAddress.isVariantPath(relative),
+            let folder = try? output.subdirectory(FilePath.parent(relative), create: false),
+            let status = try? folder.status(of: FilePath.name(relative))
+        else { return false }
+        return status.kind == .regular && status.size == entry.bytes
+    }
+
+    // MARK: - Manifest
+
+    private func assembleManifest(_ state: inout BuildState, files: [SourceFile]) -> Manifest {
+        var images: [String: Manifest.ImageEntry] = [:]
+        var failures = state.failureByPath
+        for file in files {
+            guard let sha1 = state.sha1ByPath[file.path] else { continue }
+            if let reason = state.failureBySHA1[sha1] {
+                failures[file.path] = reason
+            } else if var entry = images[sha1] ?? state.entries[sha1] {
+                entry.sources.append(file.path)
+                images[sha1] = entry
+            }
+        }
+        for (sha1, entry) in images { images[sha1]?.sources = entry.sources.sorted() }
+        return Manifest(
+            generator: Manifest.Generator(
+                ladder: ladderVersion, libvips: versions.libvips, libjpeg: versions.libjpeg, libexif: versions.libexif),
+            images: images, failures: failures)
+    }
+
+    private func loadPreviousManifest() -> Manifest? {
+        let path = configuration.manifestPath
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            return try Manifest(jsonData: data)
+        } catch {
+            observer?.warning(
+                "the previous manifest '\(path)' cannot be used (\(error)); every source will be built again")
+            return nil
+        }
+    }
+
+    // MARK: - Cleaning
+
+    /// Deletes the temporary files of runs that were killed (only ladder's own, by name).
+    private func removeTemporaryFiles(output: Directory, manifestFolder: Directory) throws {
+        for name in try manifestFolder.entries() where name.hasPrefix(Directory.temporaryPrefix) {
+            try manifestFolder.removeFile(name)
+        }
+        for folderName in try output.entries() where folderName.utf8.count == 2 {
+            guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
+            for name in try folder.entries() where name.hasPrefix(Directory.temporaryPrefix) {
+                try folder.removeFile(name)
+            }
+        }
+        for name in try output.entries() where name.hasPrefix(Directory.temporaryPrefix) {
+            try output.removeFile(name)
+        }
+    }
+
+    /// Deletes variant files that the manifest no longer names. Only names ladder could have
+    /// written are touched; anything else in the output folder is left alone.
+    private func removeStaleFiles(output: Directory, manifest: Manifest, prefix: String) throws -> Int {
+        var referenced: Set<String> = []
+        for entry in manifest.images.values {
+            for variant in entry.variants.values {
+                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
+                    referenced.insert(relative)
+                }
+            }
+        }
+        var removed = 0
+        for folderName in try output.entries() where folderName.utf8.count == 2 {
+            guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
+            var changed = false
+            for name in try folder.entries() {
+                let relative = folderName + "/" + name
+                guard ContentAddress.isVariantPath(relative), !referenced.contains(relative) else { continue }
+                try folder.removeFile(name)
+                removed += 1
+                changed = true
+            }
+            if changed {
+                try folder.synchronize()
+                if output.removeFolderIfEmpty(folderName) { try output.synchronize() }
+            }
+        }
+        return removed
+    }
+
+    // MARK: - Helpers
+
+    /// Reads a source file whole: no symbolic link, no special file, at most `limit` bytes.
+    static func readSource(_ path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+        let folder = try Directory.open(FilePath.parent(path))
+        return try folder.readFile(FilePath.name(path), limit: limit)
+    }
+
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1_000_000_000)
+    }
+}

@@ -1,0 +1,139 @@
+/// A glob pattern over `/`-separated relative paths.
+///
+/// `*` matches within one path segment, `**` matches any number of whole segments, `?` one
+/// character, `[abc]`, `[a-z]` and `[!abc]` one character of a set, and `{jpg,png}` any of the
+/// alternatives. A pattern without a `/` matches a file name at any depth, as in .gitignore.
+public struct Glob: Sendable, Hashable, CustomStringConvertible {
+    public let pattern: String
+    private let alternatives: [[Character]]
+    private let matchesNameOnly: Bool
+
+    /// Why a glob pattern cannot be used.
+    public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var pattern: String
+        public var reason: String
+        public var description: String { "glob \"\(pattern)\": \(reason)" }
+    }
+
+    public init(_ pattern: String) throws(SyntaxError) {
+        guard !pattern.isEmpty else { throw SyntaxError(pattern: pattern, reason: "empty pattern") }
+        guard !pattern.hasPrefix("/") else {
+            throw SyntaxError(
+                pattern: pattern, reason: "patterns are relative to each source folder; drop the leading '/'")
+        }
+        var depth = 0
+        var inSet = false
+        for character in pattern {
+            switch character {
+            case "[" where !inSet: inSet = true
+            case "]" where inSet: inSet = false
+            case "{" where !inSet: depth += 1
+            case "}" where !inSet:
+                depth -= 1
+                if depth < 0 { throw SyntaxError(pattern: pattern, reason: "'}' without '{'") }
+            default: break
+            }
+        }
+        if inSet { throw SyntaxError(pattern: pattern, reason: "'[' without ']'") }
+        if depth != 0 { throw SyntaxError(pattern: pattern, reason: "'{' without '}'") }
+        self.pattern = pattern
+        self.alternatives = Self.expandBraces(Array(pattern))
+        self.matchesNameOnly = !pattern.contains("/")
+    }
+
+    public var description: String { pattern }
+
+    /// True when `path` (relative, `/`-separated) matches.
+    public func matches(_ path: String) -> Bool {
+        let subject = Array(matchesNameOnly ? Substring(path.split(separator: "/").last ?? "") : Substring(path))
+        return alternatives.contains { Self.match(ArraySlice($0), ArraySlice(subject)) }
+    }
+
+    public static func == (lhs: Glob, rhs: Glob) -> Bool { lhs.pattern == rhs.pattern }
+    public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+
+    /// Expands the first `{a,b}` group (recursively), giving brace-free patterns.
+    private static func expandBraces(_ pattern: [Character]) -> [[Character]] {
+        guard let open = pattern.firstIndex(of: "{") else { return [pattern] }
+        var depth = 0
+        var close = open
+        var commas: [Int] = []
+        for index in open..<pattern.count {
+            switch pattern[index] {
+            case "{": depth += 1
+            case "}":
+                depth -= 1
+                if depth == 0 { close = index }
+            case "," where depth == 1: commas.append(index)
+            default: break
+            }
+            if depth == 0 { break }
+        }
+        let bounds = [open] + commas + [close]
+        var result: [[Character]] = []
+        for (start, end) in zip(bounds, bounds.dropFirst()) {
+            let expanded = Array(pattern[..<open]) + Array(pattern[(start + 1)..<end]) + Array(pattern[(close + 1)...])
+            result += expandBraces(expanded)
+        }
+        return result
+    }
+
+    private static func match(_ pattern: ArraySlice<Character>, _ text: ArraySlice<Character>) -> Bool {
+        var pattern = pattern
+        var text = text
+        while let token = pattern.first {
+            switch token {
+            case "*":
+                if pattern.dropFirst().first == "*" {
+                    // "**/" matches zero or more whole segments; a trailing "**" matches the rest.
+                    var rest = pattern.dropFirst(2)
+                    if rest.first == "/" { rest = rest.dropFirst() } else if rest.isEmpty { return true }
+                    var candidate = text
+                    while true {
+                        if match(rest, candidate) { return true }
+                        guard let slash = candidate.firstIndex(of: "/") else { return false }
+                        candidate = candidate[(slash + 1)...]
+                    }
+                }
+                let rest = pattern.dropFirst()
+                var candidate = text
+                while true {
+                    if match(rest, candidate) { return true }
+                    guard let first = candidate.first, first != "/" else { return false }
+                    candidate = candidate.dropFirst()
+                }
+            case "?":
+                guard let first = text.first, first != "/" else { return false }
+                pattern = pattern.dropFirst()
+                text = text.dropFirst()
+            case "[":
+                guard let first = text.first, first != "/", let close = pattern.dropFirst().firstIndex(of: "]") else {
+                    return false
+                }
+                var set = pattern[(pattern.startIndex + 1)..<close]
+                let negated = set.first == "!" || set.first == "^"
+                if negated { set = set.dropFirst() }
+                var found = false
+                var index = set.startIndex
+                while index < set.endIndex {
+                    let low = set[index]
+                    if index + 2 < set.endIndex, set[index + 1] == "-" {
+                        if low <= first && first <= set[index + 2] { found = true }
+                        index += 3
+                    } else {
+                        if low == first { found = true }
+                        index += 1
+                    }
+                }
+                guard found != negated else { return false }
+                pattern = pattern[(close + 1)...]
+                text = text.dropFirst()
+            default:
+                guard text.first == token else { return false }
+                pattern = pattern.dropFirst()
+                text = text.dropFirst()
+            }
+        }
+        return text.isEmpty
+    }
+}

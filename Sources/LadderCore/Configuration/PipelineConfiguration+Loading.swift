@@ -1,0 +1,256 @@
+public import Foundation
+import LadderImaging
+
+extension PipelineConfiguration {
+    /// The top-level keys of pipeline.json version 1.
+    static let knownKeys = [
+        "version", "sources", "include", "exclude", "output", "manifest", "variants", "background", "metadata",
+    ]
+
+    /// Reads and validates a pipeline.json. Every problem is reported with the file and the JSON
+    /// path of the offending value, before any work is done.
+    ///
+    /// - Parameter path: the configuration file, absolute or relative to the working directory.
+    public static func load(from path: String) throws(ConfigurationError) -> PipelineConfiguration {
+        let absolute = FilePath.join(FileManager.default.currentDirectoryPath, path)
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: absolute))
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: absolute) ? "cannot be read" : "does not exist"
+            throw ConfigurationError(
+                file: path, jsonPath: "$",
+                message: "the configuration file \(reason); write one with `ladder init`, or pass --config PATH")
+        }
+        return try parse(data, file: path, baseDirectory: FilePath.parent(absolute))
+    }
+
+    /// Parses and validates configuration JSON whose relative paths are relative to `baseDirectory`.
+    public static func parse(
+        _ data: Data, file: String, baseDirectory: String
+    ) throws(ConfigurationError) -> PipelineConfiguration {
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw ConfigurationError(file: file, jsonPath: "$", message: "not valid JSON: \(Self.describe(error))")
+        }
+        var reader = try ConfigurationReader(file: file, path: "$", value: document)
+
+        let version = try reader.integer("version", in: 1...Int.max, default: 1)
+        guard version <= highestSupportedVersion else {
+            throw reader.error(
+                "version",
+                "version \(version) is newer than this ladder understands (up to \(highestSupportedVersion)); upgrade ladder"
+            )
+        }
+        let sources = try reader.stringArray("sources", default: nil, allowEmpty: false)
+        let include: SourceFilter
+        if reader.has("include") {
+            include = .globs(
+                try globs(reader.stringArray("include", default: nil, allowEmpty: false), reader, "include"))
+        } else {
+            _ = reader.value("include")
+            include = .imageExtensions
+        }
+        let exclude = try globs(reader.stringArray("exclude", default: []), reader, "exclude")
+        let output = try reader.string("output", default: defaultOutput)
+        let manifest = try reader.string("manifest", default: defaultManifest(output: output))
+        let variants = try readVariants(&reader)
+        let backgroundText = try reader.string("background", default: RGBColor.white.description)
+        guard let background = RGBColor(hex: backgroundText) else {
+            throw reader.error("background", "expected a color written \"#rrggbb\", found \"\(backgroundText)\"")
+        }
+        var metadata = MetadataPolicy()
+        if var metadataReader = try reader.reader("metadata") {
+            let names = try metadataReader.stringArray("keep", default: [])
+            for (index, name) in names.enumerated() {
+                guard let field = ExifField(rawValue: name) else {
+                    throw metadataReader.error(
+                        nil,
+                        "unknown EXIF field \"\(name)\" (ladder can keep: \(ExifField.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    ).at("\(metadataReader.path).keep[\(index)]")
+                }
+                metadata.keep.insert(field)
+            }
+            try metadataReader.finish(known: ["keep"])
+        }
+        try reader.finish(known: knownKeys)
+
+        let configuration = PipelineConfiguration(
+            version: version, baseDirectory: baseDirectory, sources: sources, include: include, exclude: exclude,
+            output: output, manifest: manifest, variants: variants, background: background, metadata: metadata)
+        try configuration.checkFolders(file: file)
+        return configuration
+    }
+
+    // MARK: - Parts
+
+    private static func globs(
+        _ patterns: [String], _ reader: ConfigurationReader, _ key: String
+    ) throws(ConfigurationError) -> [Glob] {
+        var globs: [Glob] = []
+        for (index, pattern) in patterns.enumerated() {
+            do {
+                globs.append(try Glob(pattern))
+            } catch {
+                throw reader.error(nil, error.description).at("\(reader.path).\(key)[\(index)]")
+            }
+        }
+        return globs
+    }
+
+    private static func readVariants(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> [VariantRecipe]
+    {
+        guard var variantsReader = try reader.reader("variants") else { return defaultVariants }
+        guard !variantsReader.keys.isEmpty else { throw reader.error("variants", "expected at least one variant") }
+        var recipes: [VariantRecipe] = []
+        for name in variantsReader.keys {
+            guard name.utf8.count <= 64, !name.isEmpty,
+                name.utf8.allSatisfy({ isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+            else {
+                throw variantsReader.error(
+                    name, "a variant name is 1 to 64 letters, digits, '_' or '-' (it becomes part of file names)")
+            }
+            guard var variant = try variantsReader.reader(name) else {
+                throw variantsReader.error(name, "expected an object describing the variant")
+            }
+            recipes.append(try readVariant(name: name, &variant))
+        }
+        try variantsReader.finish(known: [])
+        return recipes
+    }
+
+    private static func readVariant(
+        name: String, _ reader: inout ConfigurationReader
+    ) throws(ConfigurationError) -> VariantRecipe {
+        // A variant named like a default one inherits what it leaves out from it.
+        let base = defaultVariants.first { $0.name == name }
+        let maxWidth = try reader.integer("maxWidth", in: 1...65500, default: base?.maxWidth)
+        let maxHeight = try reader.integer("maxHeight", in: 1...65500, default: base?.maxHeight)
+        let quality = try reader.integer("quality", in: 1...100, default: base?.quality ?? 85)
+        let chromaText = try reader.string("chroma", default: ChromaSubsampling.auto.rawValue)
+        guard let chroma = ChromaSubsampling(rawValue: chromaText) else {
+            throw reader.error(
+                "chroma",
+                "expected one of \(ChromaSubsampling.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \"\(chromaText)\""
+            )
+        }
+        let progressive: ProgressiveScripts?
+        switch reader.value("progressive") {
+        case nil where !reader.has("progressive") && base != nil:
+            progressive = base?.progressive
+        case nil, .bool(false):
+            progressive = nil
+        case .bool(true):
+            progressive = .recommended
+        case let value?:
+            var progressiveReader = try ConfigurationReader(
+                file: reader.file, path: ConfigurationReader.child(reader.path, "progressive"), value: value)
+            progressive = try readProgressive(&progressiveReader)
+        }
+        try reader.finish(known: ["maxWidth", "maxHeight", "quality", "chroma", "progressive"])
+        return VariantRecipe(
+            name: name, maxWidth: maxWidth, maxHeight: maxHeight, quality: quality, chroma: chroma,
+            progressive: progressive)
+    }
+
+    private static func readProgressive(
+        _ reader: inout ConfigurationReader
+    ) throws(ConfigurationError) -> ProgressiveScripts {
+        let scans: Int? =
+            reader.has("scans") ? try reader.integer("scans", in: 1...ScanScript.maximumScans, default: nil) : nil
+        _ = reader.value("scans")
+        var color: ScanScript?
+        var grayscale: ScanScript?
+        if var scriptReader = try reader.reader("script") {
+            func script(
+                _ key: String, components: Int, reader: inout ConfigurationReader
+            ) throws(ConfigurationError) -> ScanScript? {
+                guard reader.has(key) else { return nil }
+                let text = try reader.string(key, default: nil)
+                do {
+                    let script = try ScanScript(parsing: text)
+                    try script.validate(componentCount: components)
+                    return script
+                } catch {
+                    throw reader.error(key, "illegal scan script: \(error)")
+                }
+            }
+            color = try script("color", components: 3, reader: &scriptReader)
+            grayscale = try script("grayscale", components: 1, reader: &scriptReader)
+            try scriptReader.finish(known: ["color", "grayscale"])
+        }
+        try reader.finish(known: ["scans", "script"])
+
+        let wanted = scans ?? color?.scans.count ?? grayscale?.scans.count ?? ProgressiveScripts.recommended.scanCount
+        func pick(_ given: ScanScript?, _ builtIn: ScanScript, _ key: String) throws(ConfigurationError) -> ScanScript {
+            if let given {
+                guard given.scans.count == wanted else {
+                    throw reader.error(
+                        "script",
+                        "script.\(key) has \(given.scans.count) scans but the variant asks for \(wanted); every file of a variant has the same number of scans"
+                    )
+                }
+                return given
+            }
+            guard builtIn.scans.count == wanted else {
+                throw reader.error(
+                    "script",
+                    "ladder has no built-in \(wanted)-scan \(key) script; give progressive.script.\(key) (jpegtran notation, e.g. \"\(key == "color" ? ScanScript.recommendedColor : ScanScript.recommendedGrayscale)\")"
+                )
+            }
+            return builtIn
+        }
+        return ProgressiveScripts(
+            color: try pick(color, .recommendedColor, "color"),
+            grayscale: try pick(grayscale, .recommendedGrayscale, "grayscale"))
+    }
+
+    /// Checks the folders named in the configuration against each other and the disk.
+    func checkFolders(file: String) throws(ConfigurationError) {
+        let output = outputDirectory
+        for (index, source) in sources.enumerated() {
+            let folder = resolve(source)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw ConfigurationError(
+                    file: file, jsonPath: "$.sources[\(index)]", message: "folder \"\(source)\" does not exist")
+            }
+            if FilePath.relative(folder, to: output) != nil {
+                throw ConfigurationError(
+                    file: file, jsonPath: "$.sources[\(index)]",
+                    message:
+                        "source folder \"\(source)\" lies inside the output folder \"\(self.output)\"; ladder deletes stale files there"
+                )
+            }
+        }
+        if FilePath.relative(output, to: FilePath.parent(manifestPath)) == nil {
+            throw ConfigurationError(
+                file: file, jsonPath: "$.manifest",
+                message:
+                    "the manifest must be in the output folder \"\(self.output)\" or one of its parents, so that variant paths stay relative without \"..\""
+            )
+        }
+        if FilePath.relative(manifestPath, to: output) != nil, FilePath.parent(manifestPath) != output {
+            throw ConfigurationError(
+                file: file, jsonPath: "$.manifest",
+                message:
+                    "the manifest must sit directly in the output folder or in one of its parents, not in a subfolder of it"
+            )
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}
+
+private func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+    (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+}

@@ -1,0 +1,100 @@
+public import LadderImaging
+
+/// How one variant is made: the box it fits in, and how it is encoded.
+public struct VariantRecipe: Sendable, Hashable, Codable {
+    /// The variant's name, also used in its file name: letters, digits, "_" and "-".
+    public var name: String
+    public var maxWidth: Int
+    public var maxHeight: Int
+    /// JPEG quality, 1...100.
+    public var quality: Int
+    public var chroma: ChromaSubsampling
+    /// The progressive scan scripts, or nil for a baseline JPEG.
+    public var progressive: ProgressiveScripts?
+
+    public init(
+        name: String, maxWidth: Int, maxHeight: Int, quality: Int, chroma: ChromaSubsampling = .auto,
+        progressive: ProgressiveScripts? = nil
+    ) {
+        self.name = name
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
+        self.quality = quality
+        self.chroma = chroma
+        self.progressive = progressive
+    }
+
+    /// The box the variant fits in.
+    public var box: PixelSize { PixelSize(width: maxWidth, height: maxHeight) }
+
+    /// The size of this variant for a source of `size` (upright): fitted inside the box keeping
+    /// the aspect ratio, never larger than the source, never smaller than 1 pixel a side.
+    public func size(for size: PixelSize) -> PixelSize {
+        VariantGeometry.fit(size, inside: box)
+    }
+
+    /// The encoder settings for an image with `components` color components (1 or 3).
+    public func encoding(components: Int, exif: [UInt8]?) -> JPEGEncoding {
+        JPEGEncoding(
+            quality: quality, fullChroma: chroma.isFull(quality: quality),
+            scans: progressive.map { components == 1 ? $0.grayscale.scans : $0.color.scans } ?? [],
+            exif: exif)
+    }
+
+    /// The number of scans the variant's file has for an image with `components` components.
+    public func scanCount(components: Int) -> Int {
+        guard let progressive else { return 1 }
+        return components == 1 ? progressive.grayscale.scans.count : progressive.color.scans.count
+    }
+}
+
+/// Chroma subsampling of color JPEGs.
+public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable, Codable {
+    /// 4:4:4 from quality 90 up, 4:2:0 below (as libvips does).
+    case auto
+    case quarter = "4:2:0"
+    case full = "4:4:4"
+
+    func isFull(quality: Int) -> Bool {
+        switch self {
+        case .auto: quality >= 90
+        case .quarter: false
+        case .full: true
+        }
+    }
+}
+
+/// The scan scripts of a progressive variant: one for color images, one for grayscale ones,
+/// with the same number of scans.
+public struct ProgressiveScripts: Sendable, Hashable, Codable {
+    public var color: ScanScript
+    public var grayscale: ScanScript
+
+    public init(color: ScanScript, grayscale: ScanScript) {
+        self.color = color
+        self.grayscale = grayscale
+    }
+
+    /// The recommended 5-scan scripts.
+    public static let recommended = ProgressiveScripts(
+        color: .recommendedColor, grayscale: .recommendedGrayscale)
+
+    /// The number of scans every file of the variant has.
+    public var scanCount: Int { color.scans.count }
+}
+
+/// Fitting sizes into boxes, with integer arithmetic so that every platform gets the same sizes.
+public enum VariantGeometry {
+    /// `size` scaled to fit inside `box`, keeping the aspect ratio (rounded to the nearest
+    /// pixel), never upscaled.
+    public static func fit(_ size: PixelSize, inside box: PixelSize) -> PixelSize {
+        let width = max(1, size.width)
+        let height = max(1, size.height)
+        if width <= box.width && height <= box.height { return PixelSize(width: width, height: height) }
+        // Width-limited when width / box.width >= height / box.height.
+        if width * box.height >= height * box.width {
+            return PixelSize(width: box.width, height: max(1, (height * box.width * 2 + width) / (width * 2)))
+        }
+        return PixelSize(width: max(1, (width * box.height * 2 + height) / (height * 2)), height: box.height)
+    }
+}

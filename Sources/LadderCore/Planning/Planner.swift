@@ -1,0 +1,37 @@
+public import LadderManifest
+
+/// What to do for one source content.
+public struct ImagePlan: Sendable, Equatable {
+    /// Variants whose files from the previous build are kept, by name.
+    public var reuse: [String: Manifest.VariantEntry]
+    /// Variants to make, by name, sorted.
+    public var render: [String]
+
+    public var isUpToDate: Bool { render.isEmpty }
+}
+
+/// Decides what each source needs, from the previous manifest alone: no file is read and no
+/// image decoded.
+public enum Planner {
+    /// Plans one source content.
+    ///
+    /// - Parameters:
+    ///   - previous: the previous manifest's entry for the same SHA1, if any.
+    ///   - fingerprints: the current recipe fingerprint of every variant, by name.
+    ///   - fileIsPresent: whether a previously written variant file is still there as recorded.
+    public static func plan(
+        previous: Manifest.ImageEntry?, fingerprints: [String: String],
+        fileIsPresent: (Manifest.VariantEntry) -> Bool
+    ) -> ImagePlan {
+        var reuse: [String: Manifest.VariantEntry] = [:]
+        var render: [String] = []
+        for (name, fingerprint) in fingerprints.sorted(by: { $0.key < $1.key }) {
+            if let entry = previous?.variants[name], entry.recipe == fingerprint, fileIsPresent(entry) {
+                reuse[name] = entry
+            } else {
+                render.append(name)
+            }
+        }
+        return ImagePlan(reuse: reuse, render: render)
+    }
+}

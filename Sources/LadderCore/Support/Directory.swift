@@ -1,0 +1,250 @@
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An open folder. Everything ladder writes goes through one of these, relative to its file
+/// descriptor and never following a symbolic link, so a link planted inside the output folder
+/// cannot send a write elsewhere.
+public final class Directory: @unchecked Sendable {
+    // @unchecked: the descriptor is immutable after init and the calls made on it are thread-safe.
+
+    /// The folder's path, for messages.
+    public let path: String
+    let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Opens an existing folder. The folder itself may be reached through symbolic links (a
+    /// build folder on another disk); what lies inside it is never followed.
+    public static func open(_ path: String) throws(FileSystemError) -> Directory {
+        let descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileSystemError.current("open folder", path) }
+        return Directory(path: path, descriptor: descriptor)
+    }
+
+    /// Opens a folder, creating it and its parents when missing.
+    public static func create(_ path: String) throws(FileSystemError) -> Directory {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for segment in path.split(separator: "/") {
+            prefix += "/" + segment
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw FileSystemError.current("create folder", prefix)
+            }
+        }
+        return try open(path)
+    }
+
+    /// Opens the child folder `name`, creating it when `create` is set; refuses a symbolic link.
+    public func subdirectory(_ name: String, create: Bool) throws(FileSystemError) -> Directory {
+        let childPath = FilePath.join(path, name)
+        if create && mkdirat(descriptor, name, 0o755) != 0 && errno != EEXIST {
+            throw FileSystemError.current("create folder", childPath)
+        }
+        let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard child >= 0 else {
+            if errno == ELOOP || errno == ENOTDIR {
+                throw FileSystemError(
+                    operation: "open folder", path: childPath, code: errno,
+                    reason: "it is a symbolic link or not a folder; ladder does not write through links")
+            }
+            throw FileSystemError.current("open folder", childPath)
+        }
+        return Directory(path: childPath, descriptor: child)
+    }
+
+    // MARK: - Reading
+
+    /// What is at `name`, without following a symbolic link; nil when nothing is.
+    public func status(of name: String) throws(FileSystemError) -> FileStatus? {
+        var info = stat()
+        guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw FileSystemError.current("inspect", FilePath.join(path, name))
+        }
+        return FileStatus(info)
+    }
+
+    /// The names in this folder, sorted, without "." and "..".
+    public func entries() throws(FileSystemError) -> [String] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            throw FileSystemError.current("list", path)
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Reads the regular file `name` whole, refusing symbolic links, special files (a FIFO
+    /// would block forever) and files larger than `limit` bytes.
+    public func readFile(_ name: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
+        let filePath = FilePath.join(path, name)
+        let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard file >= 0 else {
+            if errno == ELOOP {
+                throw FileSystemError(operation: "read", path: filePath, code: errno, reason: "it is a symbolic link")
+            }
+            throw FileSystemError.current("read", filePath)
+        }
+        defer { close(file) }
+        return try Self.readAll(file, path: filePath, limit: limit)
+    }
+
+    /// Reads an open file whole after checking it is a regular file within `limit` bytes.
+    static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileSystemError(operation: "read", path: path, code: 0, reason: "not a regular file")
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            throw FileSystemError(
+                operation: "read", path: path, code: 0,
+                reason: "the file has \(size) bytes, over the limit of \(limit)")
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress! + filled, size - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError.current("read", path)
+            }
+            if count == 0 { break }  // the file shrank while being read
+            filled += count
+        }
+        guard filled == size else {
+            throw FileSystemError(
+                operation: "read", path: path, code: 0, reason: "the file changed size while being read")
+        }
+        return bytes
+    }
+
+    // MARK: - Writing
+
+    /// The prefix of temporary files; a run that is killed leaves such files, and the next one
+    /// deletes them.
+    public static let temporaryPrefix = ".ladder-tmp-"
+
+    /// Writes `bytes` to `name` so that `name` only ever holds the old content or the whole new
+    /// content: a temporary file in the same folder, flushed to disk, then renamed over `name`.
+    /// Call `synchronize()` once the folder's renames must be durable.
+    public func writeAtomically(_ bytes: [UInt8], to name: String) throws(FileSystemError) {
+        let target = FilePath.join(path, name)
+        let temporary = "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
+        let file = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw FileSystemError.current("write", target) }
+        var failure: FileSystemError?
+        bytes.withUnsafeBytes { raw in
+            var written = 0
+            while written < raw.count {
+                let count = write(file, raw.baseAddress! + written, raw.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = FileSystemError.current("write", target)
+                    return
+                }
+                written += count
+            }
+        }
+        // A failed fsync is never retried: the kernel may already have dropped the data.
+        if failure == nil && fsync(file) != 0 { failure = FileSystemError.current("flush", target) }
+        if close(file) != 0 && failure == nil { failure = FileSystemError.current("write", target) }
+        if failure == nil && renameat(descriptor, temporary, descriptor, name) != 0 {
+            failure = FileSystemError.current("rename into place", target)
+        }
+        if let failure {
+            unlinkat(descriptor, temporary, 0)
+            throw failure
+        }
+    }
+
+    /// Makes the folder's entries (renames, deletions) durable.
+    public func synchronize() throws(FileSystemError) {
+        guard fsync(descriptor) == 0 else { throw FileSystemError.current("flush folder", path) }
+    }
+
+    /// Deletes the file `name`; nothing happens when it is already gone.
+    public func removeFile(_ name: String) throws(FileSystemError) {
+        guard unlinkat(descriptor, name, 0) == 0 || errno == ENOENT else {
+            throw FileSystemError.current("delete", FilePath.join(path, name))
+        }
+    }
+
+    /// Deletes the child folder `name` when it is empty; returns whether it did.
+    @discardableResult
+    public func removeFolderIfEmpty(_ name: String) -> Bool {
+        unlinkat(descriptor, name, AT_REMOVEDIR) == 0
+    }
+
+    // MARK: - Locking
+
+    /// Takes an exclusive lock on this folder (flock), waiting for another holder when `wait`
+    /// is set. The kernel releases it when the process ends, however it ends.
+    ///
+    /// - Returns: false when the folder is locked and `wait` is not set.
+    public func lock(wait: Bool) throws(FileSystemError) -> Bool {
+        while flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK { return false }
+            throw FileSystemError.current("lock", path)
+        }
+        return true
+    }
+
+    /// Tries the lock without waiting; true when it was taken.
+    public func tryLock() throws(FileSystemError) -> Bool { try lock(wait: false) }
+}
+
+/// The parts of `stat` ladder uses.
+public struct FileStatus: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        case regular, directory, symbolicLink, other
+    }
+
+    public var kind: Kind
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int
+    /// Modification and status-change times, in nanoseconds since 1970.
+    public var modified: Int64
+    public var changed: Int64
+
+    init(_ info: stat) {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+
+    public init(kind: Kind, device: UInt64, inode: UInt64, size: Int, modified: Int64, changed: Int64) {
+        self.kind = kind
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.changed = changed
+    }
+}

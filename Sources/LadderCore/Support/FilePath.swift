@@ -1,0 +1,55 @@
+/// Lexical path arithmetic on `/`-separated strings (no file-system access).
+public enum FilePath {
+    /// `base` and `path` joined; `path` wins when it is absolute. The result is normalized.
+    public static func join(_ base: String, _ path: String) -> String {
+        if path.hasPrefix("/") || base.isEmpty { return normalize(path) }
+        return normalize(base + "/" + path)
+    }
+
+    /// Removes empty and "." segments and folds ".." into its parent where there is one.
+    public static func normalize(_ path: String) -> String {
+        let isAbsolute = path.hasPrefix("/")
+        var segments: [Substring] = []
+        for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch segment {
+            case ".": continue
+            case "..":
+                if let last = segments.last, last != ".." {
+                    segments.removeLast()
+                } else if !isAbsolute {
+                    segments.append(segment)
+                }
+            default: segments.append(segment)
+            }
+        }
+        let joined = segments.joined(separator: "/")
+        if isAbsolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    /// The folder that holds `path`.
+    public static func parent(_ path: String) -> String {
+        let normalized = normalize(path)
+        guard let slash = normalized.lastIndex(of: "/") else { return "." }
+        if slash == normalized.startIndex { return "/" }
+        return String(normalized[..<slash])
+    }
+
+    /// The last segment of `path`.
+    public static func name(_ path: String) -> String {
+        let normalized = normalize(path)
+        guard let slash = normalized.lastIndex(of: "/") else { return normalized }
+        return String(normalized[normalized.index(after: slash)...])
+    }
+
+    /// `path` relative to `folder` when it lies inside it ("" when they are the same), else nil.
+    /// Both must be absolute, or both relative to the same place.
+    public static func relative(_ path: String, to folder: String) -> String? {
+        let path = normalize(path)
+        let folder = normalize(folder)
+        if path == folder { return "" }
+        if folder == "/" { return path.hasPrefix("/") ? String(path.dropFirst()) : nil }
+        guard path.hasPrefix(folder + "/") else { return nil }
+        return String(path.dropFirst(folder.count + 1))
+    }
+}

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A failed file-system call: what was being done, to which path, and the system's reason.
+public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What ladder was doing: "read", "write", "create folder", "rename"...
+    public var operation: String
+    public var path: String
+    /// The errno value, or 0 when the failure is ladder's own finding.
+    public var code: Int32
+    public var reason: String
+
+    public init(operation: String, path: String, code: Int32, reason: String? = nil) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+        self.reason = reason ?? String(cString: strerror(code))
+    }
+
+    /// The error for the current errno.
+    static func current(_ operation: String, _ path: String) -> FileSystemError {
+        FileSystemError(operation: operation, path: path, code: errno)
+    }
+
+    public var description: String { "cannot \(operation) '\(path)': \(reason)" }
+
+    /// True when the disk is full or over quota.
+    public var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT || code == EFBIG }
+}

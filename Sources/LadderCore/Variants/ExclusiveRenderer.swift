@@ -1,0 +1,58 @@
+import LadderImaging
+import Synchronization
+
+/// Renders one source at a time in this process, so that libvips' process-wide error buffer
+/// and warnings belong to that source: without this, two images decoded at once could swap
+/// their error messages, and a damaged file could pass for a sound one.
+///
+/// Render workers use it for the one source they hold; a build without workers uses it too,
+/// rendering serially.
+public struct ExclusiveRenderer: SourceRendering {
+    private static let lock = Mutex(())
+
+    let renderer: VariantRenderer
+
+    public init(renderer: VariantRenderer = VariantRenderer()) {
+        self.renderer = renderer
+    }
+
+    public func render(
+        _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
+    ) throws(RenderFailure) -> RenderedSource {
+        let outcome = Self.lock.withLock { _ in
+            Imaging.collectingWarnings { () -> Result<RenderedSource, RenderFailure> in
+                do throws(RenderFailure) {
+                    return .success(try renderer.render(bytes, variants: variants, settings: settings))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        let (result, warnings) = outcome
+        let rendered = try result.get()
+        if settings.strictness == .warning, let damage = DecoderWarnings.damage(in: warnings) {
+            throw RenderFailure("decoder warning: \(damage)")
+        }
+        return rendered
+    }
+}
+
+/// Which libvips warnings mean the file is damaged, as opposed to notes about metadata.
+enum DecoderWarnings {
+    /// Phrases of libjpeg, libpng, libtiff, libwebp, giflib and libheif damage reports.
+    static let damagePhrases = [
+        "corrupt", "premature end", "truncat", "read gave", "extraneous bytes", "huffman", "crc error",
+        "bad adler", "invalid", "unexpected end", "short read", "not enough data",
+    ]
+
+    static func indicatesDamage(_ message: String) -> Bool {
+        let lowered = message.lowercased()
+        return damagePhrases.contains { lowered.contains($0) }
+    }
+
+    /// The most telling damage warning: libjpeg's own message rather than libvips' count of them.
+    static func damage(in warnings: [String]) -> String? {
+        let damaging = warnings.filter(indicatesDamage)
+        return damaging.first { !$0.lowercased().hasPrefix("read gave") } ?? damaging.first
+    }
+}

@@ -1,0 +1,104 @@
+public import LadderImaging
+
+// What travels between the build and its render workers. Everything is Codable so that the
+// request's header and the response's header can be sent as JSON next to the raw bytes.
+
+extension ScanScript: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            self = try ScanScript(parsing: text)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension RGBColor: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let color = RGBColor(hex: text) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not a #rrggbb color: \(text)"))
+        }
+        self = color
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// The header of a render request; the source's bytes follow it.
+struct RenderRequestHeader: Codable {
+    var variants: [VariantRecipe]
+    var settings: RenderSettings
+}
+
+/// The header of a render response; the variants' bytes follow it, in order.
+struct RenderResponseHeader: Codable {
+    struct Variant: Codable {
+        var name: String
+        var width: Int
+        var height: Int
+        var progressive: Bool
+        var scans: Int
+        var length: Int
+    }
+
+    var failure: String?
+    var format: String?
+    var width: Int?
+    var height: Int?
+    var orientation: Int?
+    var captured: String?
+    var hadGPS: Bool?
+    var variants: [Variant]?
+
+    init(failure: String) { self.failure = failure }
+
+    init(_ source: RenderedSource) {
+        format = source.format
+        width = source.size.width
+        height = source.size.height
+        orientation = source.orientation
+        captured = source.captured
+        hadGPS = source.hadGPS
+        variants = source.variants.map {
+            Variant(
+                name: $0.name, width: $0.size.width, height: $0.size.height, progressive: $0.progressive,
+                scans: $0.scans, length: $0.bytes.count)
+        }
+    }
+
+    /// Rebuilds the rendered source from this header and the bytes that followed it.
+    func renderedSource(payload: [UInt8]) throws(RenderFailure) -> RenderedSource {
+        if let failure { throw RenderFailure(failure) }
+        guard let format, let width, let height, let orientation, let hadGPS, let variants else {
+            throw RenderFailure("the render worker sent an incomplete answer")
+        }
+        var offset = 0
+        var rendered: [RenderedVariant] = []
+        for variant in variants {
+            guard variant.length >= 0, offset + variant.length <= payload.count else {
+                throw RenderFailure("the render worker sent fewer bytes than it announced")
+            }
+            rendered.append(
+                RenderedVariant(
+                    name: variant.name, size: PixelSize(width: variant.width, height: variant.height),
+                    progressive: variant.progressive, scans: variant.scans,
+                    bytes: Array(payload[offset..<(offset + variant.length)])))
+            offset += variant.length
+        }
+        return RenderedSource(
+            format: format, size: PixelSize(width: width, height: height), orientation: orientation,
+            captured: captured, hadGPS: hadGPS, variants: rendered)
+    }
+}

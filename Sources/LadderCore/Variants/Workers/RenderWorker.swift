@@ -1,0 +1,50 @@
+import LadderImaging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The render worker's side: reads render requests on standard input, answers each on standard
+/// output, and ends when its input closes. One source at a time, so everything libvips reports
+/// belongs to that source; a crash or a runaway decode costs only this process.
+public enum RenderWorker {
+    /// The hidden subcommand that starts a worker.
+    public static let subcommand = "__render-worker"
+
+    /// Serves requests until standard input closes. Returns the process exit status.
+    public static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
+        do {
+            try Imaging.start(threadsPerImage: 1)
+        } catch {
+            return 70
+        }
+        let channel = FrameChannel(input: input, output: output)
+        let renderer = ExclusiveRenderer()
+        while true {
+            let request: (RenderRequestHeader, [UInt8])
+            do {
+                request = try channel.receive(tag: FrameChannel.requestTag, as: RenderRequestHeader.self)
+            } catch .closed {
+                return 0
+            } catch {
+                return 65
+            }
+            let (header, bytes) = request
+            let response: RenderResponseHeader
+            var payload: [UInt8] = []
+            do {
+                let rendered = try renderer.render(bytes, variants: header.variants, settings: header.settings)
+                response = RenderResponseHeader(rendered)
+                payload.reserveCapacity(rendered.variants.reduce(0) { $0 + $1.bytes.count })
+                for variant in rendered.variants { payload += variant.bytes }
+            } catch {
+                response = RenderResponseHeader(failure: error.reason)
+            }
+            do {
+                try channel.send(tag: FrameChannel.responseTag, header: response, payload: payload)
+            } catch {
+                return 74
+            }
+        }
+    }
+}

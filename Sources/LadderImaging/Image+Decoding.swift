@@ -1,0 +1,50 @@
+internal import CLadder
+internal import CVips
+
+extension Image {
+    /// Decodes an image held in memory into display-ready pixels: upright (EXIF orientation
+    /// applied), 8-bit sRGB (or 8-bit grayscale for grayscale sources), alpha flattened onto
+    /// `background`, fitted inside `box` without upscaling, first page only, in memory.
+    ///
+    /// libvips does the work in one pipeline (Wraps vips_thumbnail_buffer()), shrinking on load
+    /// where the format allows it, so a large JPEG is never decoded at full size when a smaller
+    /// box is asked for.
+    ///
+    /// - Parameters:
+    ///   - header: the file's header, read beforehand; it decides the color conversion.
+    ///   - box: the largest size wanted; the result fits inside it.
+    ///   - strictness: which decoder complaints refuse the file.
+    public static func decode(
+        _ bytes: [UInt8], header: ImageHeader, fitting box: PixelSize, background: RGBColor,
+        strictness: DecodeStrictness
+    ) throws(ImagingError) -> Image {
+        // Color sources with an embedded profile go through it to sRGB. Untagged sources are
+        // treated as sRGB already (no round trip through a color engine), CMYK ones are
+        // converted by libvips' own CMYK path (which uses the embedded profile when present),
+        // and grayscale stays grayscale.
+        let exportProfile: String? =
+            header.iccProfile != nil && !header.isGrayscale && !header.isCMYK ? "srgb" : nil
+        let result: Result<Image, ImagingError> = bytes.withUnsafeBytes { buffer in
+            do throws(ImagingError) {
+                guard let base = buffer.baseAddress else {
+                    throw ImagingError(operation: "decode", path: nil, reason: "the file is empty")
+                }
+                var output: UnsafeMutablePointer<VipsImage>?
+                guard
+                    ladder_vips_thumbnail_buffer(
+                        base, buffer.count, &output, Int32(box.width), Int32(box.height), "",
+                        exportProfile, strictness.failOn) == 0, let output
+                else {
+                    throw ImagingError(operation: "decode", path: nil, reason: takeVipsError())
+                }
+                // libvips reads the buffer lazily: everything up to the copy into memory must
+                // happen while the bytes are still borrowed.
+                return .success(
+                    try Image(consuming: output).inDisplaySpace().flattened(onto: background).inMemory())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,116 @@
+internal import CLadder
+internal import CVips
+
+/// A libvips image, owned: the reference is released when the value goes away.
+///
+/// Not `Sendable`: an image stays inside the function that made it. Operations return new images
+/// and never change this one.
+public final class Image {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    /// Takes ownership of a +1 reference.
+    init(consuming pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit { g_object_unref(pointer) }
+
+    public var width: Int { Int(vips_image_get_width(pointer)) }
+    public var height: Int { Int(vips_image_get_height(pointer)) }
+    public var bands: Int { Int(vips_image_get_bands(pointer)) }
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+
+    /// True for 8-bit unsigned samples.
+    public var isEightBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR }
+
+    /// True when the last band is alpha, as libvips understands it.
+    public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+
+    /// True when the image is grayscale (1 band, or 2 with alpha).
+    public var isGrayscale: Bool { bands - (hasAlpha ? 1 : 0) < 3 }
+
+    // MARK: - Operations
+
+    /// Runs a libvips operation that writes one output image, turning failure into an error.
+    func apply(
+        _ operation: String,
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    ) throws(ImagingError) -> Image {
+        var output: UnsafeMutablePointer<VipsImage>?
+        guard body(&output) == 0, let output else {
+            throw ImagingError(operation: operation, path: nil, reason: takeVipsError())
+        }
+        return Image(consuming: output)
+    }
+
+    /// Resizes to exactly `target` with libvips' Lanczos3 reduction (Wraps vips_resize()).
+    public func resized(to target: PixelSize) throws(ImagingError) -> Image {
+        if target == size { return self }
+        let hscale = Double(target.width) / Double(width)
+        let vscale = Double(target.height) / Double(height)
+        let result = try apply("resize") { ladder_vips_resize(pointer, $0, hscale, vscale) }
+        guard result.size == target else {
+            throw ImagingError(
+                operation: "resize", path: nil,
+                reason: "asked for \(target), libvips made \(result.size)")
+        }
+        return result
+    }
+
+    /// Composites the image over a solid background and drops its alpha band
+    /// (Wraps vips_flatten()). Returns the image itself when it has no alpha.
+    public func flattened(onto background: RGBColor) throws(ImagingError) -> Image {
+        guard hasAlpha else { return self }
+        let values: [Double] =
+            isGrayscale
+            ? [background.luma] : [Double(background.red), Double(background.green), Double(background.blue)]
+        return try apply("flatten alpha") { ladder_vips_flatten(pointer, $0, values, Int32(values.count)) }
+    }
+
+    /// Converts to 8-bit sRGB, or 8-bit grayscale when the image is grayscale
+    /// (Wraps vips_colourspace() and vips_cast()).
+    public func inDisplaySpace() throws(ImagingError) -> Image {
+        let space = isGrayscale ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        var image = self
+        if vips_image_guess_interpretation(pointer) != space || !isEightBit {
+            image = try apply("convert color") { ladder_vips_colorspace(pointer, $0, space) }
+        }
+        if !image.isEightBit {
+            image = try image.apply("convert to 8 bits") { ladder_vips_cast(image.pointer, $0, VIPS_FORMAT_UCHAR) }
+        }
+        return image
+    }
+
+    /// Renders the pixels into memory, so that later operations read them instead of decoding
+    /// again (Wraps vips_image_copy_memory()).
+    public func inMemory() throws(ImagingError) -> Image {
+        guard let copy = vips_image_copy_memory(pointer) else {
+            throw ImagingError(operation: "decode", path: nil, reason: takeVipsError())
+        }
+        return Image(consuming: copy)
+    }
+
+    /// Calls `body` with the image's 8-bit pixels, rows packed top to bottom.
+    /// The image must be in memory (see `inMemory()`).
+    public func withPixels<Result>(
+        _ body: (UnsafeRawBufferPointer) -> Result
+    ) throws(ImagingError) -> Result {
+        guard let data = vips_image_get_data(pointer) else {
+            throw ImagingError(operation: "read pixels", path: nil, reason: takeVipsError())
+        }
+        let count = width * height * bands * Int(vips_format_sizeof(vips_image_get_format(pointer)))
+        return body(UnsafeRawBufferPointer(start: data, count: count))
+    }
+
+    /// Encodes with a libvips saver, for example `".png"` or `".png[compression=9]"`
+    /// (Wraps vips_image_write_to_buffer()).
+    public func encoded(as suffix: String) throws(ImagingError) -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard ladder_vips_write_to_buffer(pointer, suffix, &buffer, &length) == 0, let buffer else {
+            throw ImagingError(operation: "encode \(suffix)", path: nil, reason: takeVipsError())
+        }
+        defer { g_free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+}

@@ -1,0 +1,111 @@
+internal import CJPEG
+internal import CLadder
+internal import CVips
+import Foundation
+import Synchronization
+
+/// Start-up and identity of the imaging libraries.
+public enum Imaging {
+    /// The versions of the C libraries ladder was built and runs with.
+    public struct Versions: Sendable, Equatable {
+        public var libvips: String
+        public var libjpeg: String
+        public var libexif: String
+    }
+
+    private static let started = Mutex<Bool>(false)
+
+    /// Starts libvips once per process. Safe to call from any thread, any number of times.
+    ///
+    /// libvips' operation cache is switched off: a batch never revisits an input, and a cache
+    /// keyed by file name could serve a file that changed in place.
+    ///
+    /// - Parameter threadsPerImage: worker threads libvips may use inside one image; ladder
+    ///   parallelises across images, so 1 is the right value for batches.
+    /// - Throws: `ImagingError` when libvips cannot start.
+    public static func start(threadsPerImage: Int = 1) throws(ImagingError) {
+        let failure: ImagingError? = started.withLock { isStarted in
+            guard !isStarted else { return nil }
+            guard ladder_vips_init("ladder") == 0 else {
+                return ImagingError(operation: "start libvips", path: nil, reason: takeVipsError())
+            }
+            vips_cache_set_max(0)
+            vips_cache_set_max_mem(0)
+            vips_cache_set_max_files(0)
+            vips_concurrency_set(Int32(max(1, threadsPerImage)))
+            installWarningHandler()
+            isStarted = true
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// The versions of libvips, libjpeg-turbo and libexif in use.
+    public static var versions: Versions {
+        let jpeg = Int(LIBJPEG_TURBO_VERSION_NUMBER)
+        return Versions(
+            libvips: String(cString: vips_version_string()),
+            libjpeg: "\(jpeg / 1_000_000).\(jpeg / 1000 % 1000).\(jpeg % 1000)",
+            libexif: libexifVersion)
+    }
+}
+
+/// Takes libvips' process-wide error buffer in one locked step, so that a message from another
+/// thread's operation is not lost or doubled. Returns a fallback when the buffer is empty.
+func takeVipsError() -> String {
+    guard let copy = vips_error_buffer_copy() else { return "no detail from libvips" }
+    defer { g_free(copy) }
+    let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.isEmpty ? "no detail from libvips" : text
+}
+
+extension Imaging {
+    /// Frees libvips' per-thread buffers; call on a thread that used libvips before it ends
+    /// (Wraps vips_thread_shutdown()).
+    public static func threadWillExit() {
+        vips_thread_shutdown()
+    }
+}
+
+// MARK: - Library warnings
+
+extension Imaging {
+    /// Receives libvips' warnings (GLib log messages of the "VIPS" domain), which would otherwise
+    /// be printed straight to standard error. They are discarded until a handler is set.
+    public static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
+        warningHandler.withLock { $0 = handler }
+    }
+
+    static let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Warnings recorded by `collectingWarnings(_:)`, while one is running.
+    static let collectedWarnings = Mutex<[String]?>(nil)
+
+    /// Runs `body` and returns the libvips warnings emitted meanwhile, with its result.
+    ///
+    /// libvips reports decoder damage (truncated data, corrupt entropy codes) as process-wide
+    /// GLib warnings, emitted from its own worker threads; they can be told apart only when one
+    /// image is processed at a time in the process, which the caller must ensure.
+    public static func collectingWarnings<Result, Failure: Error>(
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> (Result, [String]) {
+        collectedWarnings.withLock { $0 = [] }
+        vips_error_clear()
+        defer { collectedWarnings.withLock { $0 = nil } }
+        let result = try body()
+        return (result, collectedWarnings.withLock { $0 ?? [] })
+    }
+
+    static func installWarningHandler() {
+        let levels = G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue
+        g_log_set_handler(
+            "VIPS", GLogLevelFlags(rawValue: levels),
+            { _, _, message, _ in
+                guard let message else { return }
+                let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !text.isEmpty else { return }
+                Imaging.collectedWarnings.withLock { $0?.append(text) }
+                Imaging.warningHandler.withLock { $0 }?(text)
+            }, nil)
+    }
+}

@@ -1,0 +1,101 @@
+internal import CLadder
+import Foundation
+
+/// One scan of a progressive JPEG: which components it carries, the band of DCT coefficients
+/// (`ss`...`se`), and the successive-approximation bits (`ah`, `al`), as in libjpeg's
+/// `jpeg_scan_info` and jpegtran's `-scans` files.
+public struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var components: [Int]
+    public var ss: Int
+    public var se: Int
+    public var ah: Int
+    public var al: Int
+
+    public init(components: [Int], ss: Int, se: Int, ah: Int, al: Int) {
+        self.components = components
+        self.ss = ss
+        self.se = se
+        self.ah = ah
+        self.al = al
+    }
+
+    /// jpegtran notation: "0,1,2: 0-0, 0, 0".
+    public var description: String {
+        components.map(String.init).joined(separator: ",") + ": \(ss)-\(se), \(ah), \(al)"
+    }
+}
+
+/// How to encode a JPEG.
+public struct JPEGEncoding: Sendable, Hashable {
+    /// libjpeg quality, 1...100.
+    public var quality: Int
+    /// True for no chroma subsampling (4:4:4); false for 4:2:0.
+    public var fullChroma: Bool
+    /// The progressive scan script; empty for a baseline JPEG.
+    public var scans: [JPEGScan]
+    /// An EXIF block to embed (APP1 payload beginning "Exif\0\0").
+    public var exif: [UInt8]?
+    /// An ICC profile to embed.
+    public var iccProfile: [UInt8]?
+
+    public init(
+        quality: Int, fullChroma: Bool, scans: [JPEGScan] = [], exif: [UInt8]? = nil,
+        iccProfile: [UInt8]? = nil
+    ) {
+        self.quality = quality
+        self.fullChroma = fullChroma
+        self.scans = scans
+        self.exif = exif
+        self.iccProfile = iccProfile
+    }
+}
+
+extension Image {
+    /// Encodes this 8-bit, 1- or 3-band, in-memory image with libjpeg-turbo, writing exactly the
+    /// scans of `encoding.scans` (libvips' own saver cannot take a scan script).
+    public func jpegEncoded(_ encoding: JPEGEncoding) throws(ImagingError) -> [UInt8] {
+        guard isEightBit, bands == 1 || bands == 3 else {
+            throw ImagingError(
+                operation: "encode JPEG", path: nil,
+                reason: "expected 8-bit grayscale or RGB pixels, got \(bands) bands")
+        }
+        let scans = encoding.scans.map { scan in
+            var components: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &components) { raw in
+                for (index, component) in scan.components.prefix(4).enumerated() {
+                    raw.storeBytes(of: Int32(component), toByteOffset: index * 4, as: Int32.self)
+                }
+            }
+            return ladder_jpeg_scan(
+                component_count: Int32(scan.components.count), components: components,
+                ss: Int32(scan.ss), se: Int32(scan.se), ah: Int32(scan.ah), al: Int32(scan.al))
+        }
+        var message = [CChar](repeating: 0, count: 256)
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        let status = try withPixels { pixels in
+            scans.withUnsafeBufferPointer { scanBuffer in
+                (encoding.exif ?? []).withUnsafeBufferPointer { exif in
+                    (encoding.iccProfile ?? []).withUnsafeBufferPointer { icc in
+                        var options = ladder_jpeg_encode_options(
+                            quality: Int32(encoding.quality), full_chroma: encoding.fullChroma ? 1 : 0,
+                            scans: scanBuffer.baseAddress, scan_count: Int32(scanBuffer.count),
+                            exif: exif.baseAddress, exif_length: exif.count,
+                            icc: icc.baseAddress, icc_length: icc.count)
+                        return ladder_jpeg_encode(
+                            pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            Int32(width), Int32(height), Int32(bands), width * bands,
+                            &options, &output, &length, &message, message.count)
+                    }
+                }
+            }
+        }
+        guard status == 0, let output else {
+            throw ImagingError(
+                operation: "encode JPEG", path: nil,
+                reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+}

@@ -1,0 +1,69 @@
+public import Foundation
+
+extension Manifest {
+    /// Why a manifest file cannot be used.
+    public struct ReadError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// The manifest as JSON: pretty-printed, keys sorted, no timestamps, a final newline, so
+    /// that the same build always gives the same bytes.
+    public func jsonData() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var normalized = self
+        for (key, entry) in normalized.images { normalized.images[key]?.sources = entry.sources.sorted() }
+        // Encoding plain structs of strings and integers cannot fail.
+        var data = (try? encoder.encode(normalized)) ?? Data()
+        data.append(0x0A)
+        return data
+    }
+
+    /// Reads and checks a manifest. Manifests are untrusted input: besides the JSON shape, the
+    /// version, every key and every path is checked, so that nothing read from one can point a
+    /// reader outside the manifest's folder.
+    public init(jsonData data: Data) throws(ReadError) {
+        let manifest: Manifest
+        do {
+            manifest = try JSONDecoder().decode(Manifest.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ReadError(reason: "not valid JSON or not a manifest: \(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ReadError(reason: "missing \"\(key.stringValue)\" at \(Self.jsonPath(context.codingPath))")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw ReadError(reason: "wrong type at \(Self.jsonPath(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw ReadError(reason: "null at \(Self.jsonPath(context.codingPath))")
+        } catch {
+            throw ReadError(reason: "unreadable manifest: \(error)")
+        }
+        guard manifest.version == Manifest.currentVersion else {
+            throw ReadError(
+                reason: "manifest version \(manifest.version) is not supported (expected \(Manifest.currentVersion))")
+        }
+        for (key, entry) in manifest.images {
+            guard Self.isSHA1(key) else {
+                throw ReadError(reason: "image key \"\(key)\" is not a SHA1 (40 lowercase hex digits)")
+            }
+            for (name, variant) in entry.variants {
+                if let problem = ManifestPath.problem(with: variant.path) {
+                    throw ReadError(reason: "images.\(key).variants.\(name).path \"\(variant.path)\": \(problem)")
+                }
+            }
+        }
+        self = manifest
+    }
+
+    /// True for 40 lowercase hexadecimal digits.
+    public static func isSHA1(_ text: String) -> Bool {
+        text.utf8.count == 40 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func jsonPath(_ codingPath: [any CodingKey]) -> String {
+        codingPath.reduce("$") { path, key in
+            if let index = key.intValue { return path + "[\(index)]" }
+            return path + "." + key.stringValue
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// The record of a build: for every source's bytes (keyed by their SHA1), where its variants are.
+///
+/// The shape is fixed by ladder's contract with client apps (manifest version 1). Paths are
+/// relative to the folder that holds the manifest, `/`-separated, with no `..` segment.
+public struct Manifest: Sendable, Equatable, Codable {
+    /// The manifest format version this code reads and writes.
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var generator: Generator
+    /// Entries by the SHA1 of the source file's bytes (40 lowercase hex digits).
+    public var images: [String: ImageEntry]
+    /// Sources that could not be built, by source path, with a one-line reason.
+    public var failures: [String: String]
+
+    public init(
+        version: Int = Manifest.currentVersion, generator: Generator, images: [String: ImageEntry] = [:],
+        failures: [String: String] = [:]
+    ) {
+        self.version = version
+        self.generator = generator
+        self.images = images
+        self.failures = failures
+    }
+
+    /// The versions of the software that wrote the variants.
+    public struct Generator: Sendable, Equatable, Codable {
+        public var ladder: String
+        public var libvips: String
+        public var libjpeg: String
+        public var libexif: String?
+
+        public init(ladder: String, libvips: String, libjpeg: String, libexif: String? = nil) {
+            self.ladder = ladder
+            self.libvips = libvips
+            self.libjpeg = libjpeg
+            self.libexif = libexif
+        }
+    }
+
+    /// One distinct source content and its variants.
+    public struct ImageEntry: Sendable, Equatable, Codable {
+        /// Every source path with these bytes, sorted.
+        public var sources: [String]
+        /// Size after the EXIF orientation is applied.
+        public var width: Int
+        public var height: Int
+        public var variants: [String: VariantEntry]
+        /// The source's format, as its decoder names it: "jpeg", "png", "webp"...
+        public var format: String?
+        /// The source's size in bytes.
+        public var bytes: Int?
+        /// The EXIF orientation that was applied to make the variants upright (1 = none).
+        public var orientation: Int?
+        /// When the photo was taken (EXIF DateTimeOriginal, ISO 8601), when the source says so.
+        public var captured: String?
+        /// True when the source carried GPS data, which the variants do not.
+        public var gpsRemoved: Bool?
+
+        public init(
+            sources: [String], width: Int, height: Int, variants: [String: VariantEntry], format: String? = nil,
+            bytes: Int? = nil, orientation: Int? = nil, captured: String? = nil, gpsRemoved: Bool? = nil
+        ) {
+            self.sources = sources
+            self.width = width
+            self.height = height
+            self.variants = variants
+            self.format = format
+            self.bytes = bytes
+            self.orientation = orientation
+            self.captured = captured
+            self.gpsRemoved = gpsRemoved
+        }
+    }
+
+    /// One written variant file.
+    public struct VariantEntry: Sendable, Equatable, Codable {
+        /// Relative to the manifest's folder.
+        public var path: String
+        public var width: Int
+        public var height: Int
+        public var bytes: Int
+        /// SHA-256 of the file, 64 lowercase hex digits.
+        public var sha256: String
+        public var progressive: Bool
+        /// Scans in the file: the script's length for a progressive JPEG, 1 for a baseline one.
+        public var scans: Int
+        /// Identifies the recipe and encoder that made the file; a different value means the
+        /// file must be made again.
+        public var recipe: String
+
+        public init(
+            path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
+            recipe: String
+        ) {
+            self.path = path
+            self.width = width
+            self.height = height
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.progressive = progressive
+            self.scans = scans
+            self.recipe = recipe
+        }
+    }
+}

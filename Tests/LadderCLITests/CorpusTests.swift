@@ -1,0 +1,102 @@
+import Foundation
+import LadderCore
+import LadderImaging
+import LadderManifest
+import LadderTestSupport
+import Testing
+
+/// Real camera and odd-format files from ../shared/corpus, when it is there.
+@Suite("Corpus", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)), .serialized)
+struct CorpusTests {
+    /// Builds the four corpus folders once for the whole suite.
+    static let build: (folder: TemporaryDirectory, status: Int32, manifest: Manifest)? = {
+        guard let executable = LadderExecutable.path, Corpus.isAvailable else { return nil }
+        _ = executable
+        let folder = TemporaryDirectory("ladder-corpus")
+        let sources = ["orientation", "exif", "formats", "photos"].compactMap { Corpus.path($0) }
+        let json = "{\"sources\": [" + sources.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
+        try! folder.write(json, to: "pipeline.json")
+        let result = try! LadderExecutable.run(["build", "--quiet"], in: folder.path)
+        let manifest = try! Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+        return (folder, result.status, manifest)
+    }()
+
+    static func built() throws -> (folder: TemporaryDirectory, status: Int32, manifest: Manifest) {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        return try #require(build)
+    }
+
+    @Test("every decodable file is built, with exactly 5 scans in the full variant and no metadata left")
+    func everyFileBuilt() throws {
+        let (folder, status, manifest) = try Self.built()
+        #expect(status == 1, "the corpus holds files libvips cannot decode, so some fail")
+        let sourceCount = manifest.images.values.reduce(0) { $0 + $1.sources.count } + manifest.failures.count
+        let expected = ["orientation", "exif", "formats", "photos"].reduce(0) { $0 + Corpus.files(in: $1).count }
+        #expect(sourceCount == expected, "every file is either built or listed as a failure")
+        #expect(manifest.failures.count <= 8)
+        for reason in manifest.failures.values { #expect(!reason.isEmpty) }
+        TestImages.start()
+        for (sha1, entry) in manifest.images {
+            let full = try #require(entry.variants["full"])
+            let bytes = try folder.read("build/variants/" + full.path)
+            let structure = try JPEGStructure(parsing: bytes)
+            #expect(structure.scans.count == 5, "\(entry.sources[0])")
+            #expect(structure.components.count == 3 || structure.components.count == 1, "sRGB or grayscale")
+            #expect(
+                structure.applicationSegments.allSatisfy { $0.signature == "JFIF" },
+                "\(entry.sources[0]): no EXIF, GPS or ICC left")
+            #expect(full.width <= 2560 && full.height <= 2560)
+            #expect(full.width <= entry.width && full.height <= entry.height, "never upscaled")
+            #expect(Manifest.isSHA1(sha1))
+        }
+    }
+
+    @Test("every orientation of the same photo comes out the same upright picture")
+    func orientations() throws {
+        let (folder, _, manifest) = try Self.built()
+        TestImages.start()
+        func full(_ name: String) throws -> Image {
+            let entry = try #require(
+                manifest.images.values.first { $0.sources.contains { $0.hasSuffix("/orientation/\(name)") } })
+            return try Image(decoding: folder.read("build/variants/" + entry.variants["full"]!.path))
+        }
+        for shape in ["Landscape", "Portrait"] {
+            let reference = try full("\(shape)_1.jpg")
+            for orientation in 2...8 {
+                let image = try full("\(shape)_\(orientation).jpg")
+                #expect(image.size == reference.size, "\(shape)_\(orientation)")
+                // Compare a grid of points: each should match the upright reference closely.
+                var differences = 0
+                for gx in 1..<8 {
+                    for gy in 1..<8 {
+                        let x = reference.width * gx / 8
+                        let y = reference.height * gy / 8
+                        let a = try image.pixel(x: x, y: y)
+                        let b = try reference.pixel(x: x, y: y)
+                        if zip(a, b).contains(where: { abs(Int($0) - Int($1)) > 40 }) { differences += 1 }
+                    }
+                }
+                #expect(differences <= 3, "\(shape)_\(orientation): \(differences) of 49 points differ from \(shape)_1")
+            }
+        }
+    }
+
+    @Test("GPS is recorded as removed for the GPS-tagged camera files")
+    func gps() throws {
+        let (_, _, manifest) = try Self.built()
+        let iphone = try #require(
+            manifest.images.values.first { $0.sources.contains { $0.hasSuffix("Apple_iPhone_6.jpg") } })
+        #expect(iphone.gpsRemoved == true)
+        #expect(iphone.captured?.hasPrefix("20") == true)
+    }
+
+    @Test("a second build over the corpus changes no file")
+    func secondBuild() throws {
+        let (folder, _, _) = try Self.built()
+        let before = folder.modificationTimes(under: "build")
+        let result = try LadderExecutable.run(["build", "--json"], in: folder.path)
+        #expect(result.output.contains("\"built\":0"))
+        #expect(result.output.contains("\"written\":0"))
+        #expect(folder.modificationTimes(under: "build") == before)
+    }
+}

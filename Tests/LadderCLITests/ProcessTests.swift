@@ -1,0 +1,89 @@
+import Foundation
+import LadderCore
+import LadderImaging
+import LadderManifest
+import LadderTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The real executable as a separate process: render workers, locking, and kill -9.
+@Suite("ladder process", .serialized)
+struct ProcessTests {
+    static func project(photos count: Int, size: Int = 900) throws -> TemporaryDirectory {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        for index in 0..<count {
+            try folder.write(
+                TestImages.gradientJPEG(width: size, height: size * 2 / 3, seed: index), to: "photos/p\(index).jpg")
+        }
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        return folder
+    }
+
+    /// Every file the manifest names exists with its recorded size and SHA-256.
+    static func manifestIsIntact(_ folder: TemporaryDirectory) throws -> Bool {
+        guard folder.exists("build/variants/manifest.json") else { return true }  // the first build never finished
+        let manifest = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+        for entry in manifest.images.values {
+            for variant in entry.variants.values {
+                guard let bytes = try? folder.read("build/variants/" + variant.path), bytes.count == variant.bytes,
+                    Checksum.hex(.sha256, of: bytes) == variant.sha256
+                else { return false }
+            }
+        }
+        return true
+    }
+
+    @Test("the executable builds with render workers and a failing file does not stop it")
+    func workers() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 3, size: 300)
+        try folder.write("junk", to: "photos/junk.jpg")
+        let result = try LadderExecutable.run(["build", "--json"], in: folder.path)
+        #expect(result.status == 1)
+        #expect(result.output.contains("\"built\":3"))
+        #expect(result.output.contains("photos/junk.jpg"))
+        #expect(try Self.manifestIsIntact(folder))
+    }
+
+    @Test("with another build holding the output folder, --no-wait exits 75")
+    func locked() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 1, size: 200)
+        let output = try Directory.create(folder.path("build/variants"))
+        #expect(try output.lock(wait: false))
+        let result = try LadderExecutable.run(["build", "--no-wait"], in: folder.path)
+        #expect(result.status == 75)
+        #expect(result.error.contains("another ladder build"))
+    }
+
+    @Test("kill -9 at any moment leaves a valid manifest, and the next run completes it")
+    func killedBuilds() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 12)
+        let clean = try Self.project(photos: 12)
+        let reference = try LadderExecutable.run(["build"], in: clean.path)
+        #expect(reference.status == 0)
+        for delay in [0.15, 0.6, 1.2] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: LadderExecutable.path!)
+            process.arguments = ["build", "--quiet"]
+            process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(try Self.manifestIsIntact(folder), "after a kill at \(delay) s")
+        }
+        let finished = try LadderExecutable.run(["build"], in: folder.path)
+        #expect(finished.status == 0)
+        #expect(try Self.manifestIsIntact(folder))
+        #expect(
+            try folder.read("build/variants/manifest.json") == clean.read("build/variants/manifest.json"),
+            "the interrupted builds end exactly where a clean build does")
+        #expect(!folder.files(under: "build/variants").contains { $0.contains(".ladder-tmp-") })
+    }
+}

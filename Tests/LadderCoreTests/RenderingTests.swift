@@ -1,0 +1,158 @@
+import LadderCore
+import LadderImaging
+import LadderTestSupport
+import Testing
+
+/// What a user sees in the variants: upright pixels, sRGB, flattened alpha, no private metadata,
+/// exact scans.
+@Suite("Rendering")
+struct RenderingTests {
+    static let variants = PipelineConfiguration.defaultVariants
+    static let settings = RenderSettings(background: .white, keep: [], strictness: .warning)
+
+    init() { TestImages.start() }
+
+    static func render(_ bytes: [UInt8], settings: RenderSettings = settings) throws -> RenderedSource {
+        try ExclusiveRenderer().render(bytes, variants: variants, settings: settings)
+    }
+
+    static func variant(_ name: String, of source: RenderedSource) throws -> RenderedVariant {
+        try #require(source.variants.first { $0.name == name })
+    }
+
+    /// True when `pixel` is close to `expected` in every channel (JPEG is lossy).
+    static func isClose(_ pixel: [UInt8], _ expected: [UInt8], tolerance: Int = 40) -> Bool {
+        pixel.count == expected.count && zip(pixel, expected).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
+    }
+
+    @Test("every EXIF orientation comes out upright, at the upright size, with no orientation tag", arguments: 1...8)
+    func orientation(_ orientation: Int) throws {
+        let source = try TestImages.orientedQuadrantJPEG(width: 300, height: 200, orientation: orientation)
+        let rendered = try Self.render(source)
+        #expect(rendered.size == PixelSize(width: 300, height: 200))
+        #expect(rendered.orientation == orientation)
+        for variant in rendered.variants {
+            let image = try Image(decoding: variant.bytes)
+            #expect(image.size == variant.size)
+            #expect(image.width > image.height, "\(variant.name) is landscape like the upright source")
+            let points = [(1, 1), (3, 1), (1, 3), (3, 3)].map { (image.width * $0.0 / 4, image.height * $0.1 / 4) }
+            for (quadrant, point) in points.enumerated() {
+                let pixel = try image.pixel(x: point.0, y: point.1)
+                #expect(
+                    Self.isClose(pixel, TestImages.quadrantColors[quadrant]),
+                    "orientation \(orientation), \(variant.name), quadrant \(quadrant): \(pixel)")
+            }
+            let header = try ImageHeader(reading: variant.bytes)
+            #expect(header.exif?.orientation == nil, "no orientation tag is left")
+        }
+    }
+
+    @Test("the full-size variant has exactly 5 scans with the recommended script; thumbnails are baseline")
+    func scans() throws {
+        let rendered = try Self.render(TestImages.gradientJPEG(width: 800, height: 600))
+        let full = try JPEGStructure(parsing: Self.variant("full", of: rendered).bytes)
+        #expect(full.isProgressive)
+        #expect(full.scans.map(\.script) == ScanScript.recommendedColor.scans)
+        let small = try JPEGStructure(parsing: Self.variant("small_thumb", of: rendered).bytes)
+        #expect(!small.isProgressive)
+        #expect(small.scans.count == 1)
+        #expect(try Self.variant("small_thumb", of: rendered).size == PixelSize(width: 160, height: 120))
+    }
+
+    @Test("grayscale stays grayscale, with the 5-scan grayscale script")
+    func grayscale() throws {
+        let rendered = try Self.render(TestImages.grayscaleJPEG())
+        let full = try JPEGStructure(parsing: Self.variant("full", of: rendered).bytes)
+        #expect(full.components.count == 1)
+        #expect(full.scans.map(\.script) == ScanScript.recommendedGrayscale.scans)
+    }
+
+    @Test("CMYK, Display P3 and 16-bit sources come out as 8-bit sRGB with the right colors")
+    func colorConversion() throws {
+        for (label, source) in [
+            ("cmyk", try TestImages.cmykJPEG()), ("p3", try TestImages.displayP3JPEG()),
+            ("16-bit", try TestImages.sixteenBitPNG()),
+        ] {
+            let rendered = try Self.render(source)
+            let bytes = try Self.variant("large_thumb", of: rendered).bytes
+            let structure = try JPEGStructure(parsing: bytes)
+            #expect(structure.components.count == 3, "\(label): three components")
+            #expect(
+                !structure.applicationSegments.contains { $0.signature == "ICC_PROFILE" },
+                "\(label): no ICC profile left")
+            #expect(!structure.applicationSegments.contains { $0.signature == "Adobe" }, "\(label): not CMYK")
+            let image = try Image(decoding: bytes)
+            let expected = label == "cmyk" ? TestImages.mutedQuadrantColors : TestImages.quadrantColors
+            let points = [(1, 1), (3, 1), (1, 3), (3, 3)].map { (image.width * $0.0 / 4, image.height * $0.1 / 4) }
+            for (quadrant, point) in points.enumerated() {
+                let pixel = try image.pixel(x: point.0, y: point.1)
+                #expect(
+                    Self.isClose(pixel, expected[quadrant], tolerance: 25), "\(label) quadrant \(quadrant): \(pixel)")
+            }
+        }
+    }
+
+    @Test("transparent pixels are flattened onto the configured background")
+    func alpha() throws {
+        for background in [RGBColor.white, RGBColor(hex: "#102030")!] {
+            let settings = RenderSettings(background: background, keep: [], strictness: .warning)
+            let rendered = try Self.render(TestImages.halfTransparentPNG(), settings: settings)
+            let image = try Image(decoding: Self.variant("full", of: rendered).bytes)
+            #expect(image.bands == 3)
+            #expect(Self.isClose(try image.pixel(x: 8, y: 24), [220, 30, 30]))
+            #expect(
+                Self.isClose(
+                    try image.pixel(x: 56, y: 24), [background.red, background.green, background.blue], tolerance: 12))
+        }
+    }
+
+    @Test("an animation gives its first frame")
+    func firstFrame() throws {
+        let rendered = try Self.render(TestImages.animatedGIF())
+        #expect(rendered.size == PixelSize(width: 40, height: 30))
+        let image = try Image(decoding: Self.variant("full", of: rendered).bytes)
+        #expect(Self.isClose(try image.pixel(x: 20, y: 15), [220, 20, 20]))
+    }
+
+    @Test("metadata is stripped by default: no GPS, no EXIF thumbnail, no EXIF at all")
+    func stripsMetadata() throws {
+        let source = try TestImages.cameraJPEG()
+        let sourceHeader = try ImageHeader(reading: source)
+        #expect(
+            sourceHeader.exif?.hasGPS == true && sourceHeader.exif?.hasThumbnail == true, "the test source has them")
+        let rendered = try Self.render(source)
+        #expect(rendered.hadGPS)
+        #expect(rendered.captured == "2024-05-17T09:30:12")
+        for variant in rendered.variants {
+            let structure = try JPEGStructure(parsing: variant.bytes)
+            #expect(structure.applicationSegments.allSatisfy { $0.signature == "JFIF" }, "\(variant.name): only JFIF")
+        }
+    }
+
+    @Test("the keep list carries the chosen tags and nothing else")
+    func keepList() throws {
+        let settings = RenderSettings(background: .white, keep: [.artist, .copyright], strictness: .warning)
+        let rendered = try Self.render(TestImages.cameraJPEG(orientation: 6), settings: settings)
+        let exif = try #require(try ImageHeader(reading: Self.variant("full", of: rendered).bytes).exif)
+        #expect(exif.fields == [.artist: "Ada Lovelace", .copyright: "(c) 2026 Ada Lovelace"])
+        #expect(!exif.hasGPS)
+        #expect(!exif.hasThumbnail)
+        #expect(exif.orientation == nil)
+    }
+
+    @Test("a truncated file fails with a reason instead of coming out with a grey bottom")
+    func truncated() throws {
+        let source = try TestImages.gradientJPEG(width: 400, height: 300)
+        #expect { try Self.render(Array(source.prefix(source.count * 2 / 3))) } throws: { error in
+            "\(error)".lowercased().contains("premature end") || "\(error)".lowercased().contains("truncat")
+        }
+    }
+
+    @Test("bytes that are no image fail with the decoder's reason")
+    func notAnImage() {
+        #expect { try Self.render(Array("hello, this is text".utf8)) } throws: { error in
+            "\(error)".contains("read the header")
+        }
+        #expect { try Self.render([]) } throws: { "\($0)".contains("empty") }
+    }
+}

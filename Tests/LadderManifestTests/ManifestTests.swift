@@ -1,0 +1,85 @@
+import Foundation
+import LadderManifest
+import Testing
+
+@Suite("Manifest")
+struct ManifestTests {
+    static let sha1 = "3fa4c2d1e0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5"
+
+    static func sample(sources: [String] = ["photos/b.jpg", "photos/a.jpg"]) -> Manifest {
+        Manifest(
+            generator: .init(ladder: "0.1.0", libvips: "8.14.1", libjpeg: "2.1.5"),
+            images: [
+                sha1: Manifest.ImageEntry(
+                    sources: sources, width: 4000, height: 3000,
+                    variants: [
+                        "full": Manifest.VariantEntry(
+                            path: "3f/\(sha1)-full-9b1e04d2.jpg", width: 2560, height: 1920, bytes: 401_234,
+                            sha256: String(repeating: "a", count: 64), progressive: true, scans: 5, recipe: "9b1e04d2")
+                    ])
+            ],
+            failures: ["photos/broken.jpg": "decode: truncated"])
+    }
+
+    @Test("the same manifest always gives the same bytes, with sorted keys and sources")
+    func deterministicJSON() throws {
+        let first = Self.sample(sources: ["photos/b.jpg", "photos/a.jpg"]).jsonData()
+        let second = Self.sample(sources: ["photos/a.jpg", "photos/b.jpg"]).jsonData()
+        #expect(first == second)
+        let text = String(decoding: first, as: UTF8.self)
+        #expect(text.hasSuffix("}\n"))
+        // Sorted: "failures" before "generator" before "images" before "version".
+        let order = ["\"failures\"", "\"generator\"", "\"images\"", "\"version\""].map {
+            text.range(of: $0)!.lowerBound
+        }
+        #expect(order == order.sorted())
+        #expect(text.range(of: "\"photos/a.jpg\"")!.lowerBound < text.range(of: "\"photos/b.jpg\"")!.lowerBound)
+        #expect(!text.contains("\\/"), "slashes are not escaped")
+    }
+
+    @Test("a written manifest reads back equal")
+    func roundTrip() throws {
+        let manifest = Self.sample()
+        var expected = manifest
+        expected.images[Self.sha1]?.sources.sort()
+        #expect(try Manifest(jsonData: manifest.jsonData()) == expected)
+    }
+
+    @Test(
+        "paths that could escape the manifest's folder are refused",
+        arguments: ["/etc/passwd", "../x.jpg", "a/../../x.jpg", "a//b.jpg", "a\\b.jpg", "./a.jpg", "", "a/\u{1}b"])
+    func refusesEscapingPaths(_ path: String) throws {
+        #expect(ManifestPath.problem(with: path) != nil)
+        var manifest = Self.sample()
+        manifest.images[Self.sha1]?.variants["full"]?.path = path
+        #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
+    }
+
+    @Test("ordinary relative paths are accepted")
+    func acceptsRelativePaths() {
+        #expect(ManifestPath.isValid("3f/3fa4-full-9b1e04d2.jpg"))
+        #expect(ManifestPath.isValid("variants/3f/x.jpg"))
+    }
+
+    @Test("an unknown version or a key that is not a SHA1 is refused with the reason")
+    func refusesBadVersionAndKeys() throws {
+        var manifest = Self.sample()
+        manifest.version = 2
+        #expect { try Manifest(jsonData: manifest.jsonData()) } throws: { error in
+            "\(error)".contains("version 2")
+        }
+        manifest = Self.sample()
+        manifest.images["NOT-A-SHA1"] = manifest.images[Self.sha1]
+        #expect { try Manifest(jsonData: manifest.jsonData()) } throws: { error in
+            "\(error)".contains("NOT-A-SHA1")
+        }
+    }
+
+    @Test("JSON that is not a manifest is refused with where and why")
+    func refusesWrongShapes() {
+        #expect { try Manifest(jsonData: Data("{\"version\": 1}".utf8)) } throws: { error in
+            "\(error)".contains("generator")
+        }
+        #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: Data("not json".utf8)) }
+    }
+}

@@ -1,0 +1,68 @@
+public import Foundation
+public import LadderCore
+
+/// Writing pipelines and running builds in temporary folders.
+public enum Pipelines {
+    /// Writes pipeline.json into `folder` with `json` as its content.
+    public static func write(_ json: String, in folder: TemporaryDirectory) throws {
+        try folder.write(json, to: "pipeline.json")
+    }
+
+    /// Loads pipeline.json from `folder`.
+    public static func configuration(in folder: TemporaryDirectory) throws -> PipelineConfiguration {
+        try PipelineConfiguration.load(from: folder.path("pipeline.json"))
+    }
+
+    /// Builds the pipeline in `folder` in this process and returns the report.
+    @discardableResult
+    public static func build(in folder: TemporaryDirectory, jobs: Int = 2) throws -> BuildReport {
+        TestImages.start()
+        let builder = Builder(configuration: try configuration(in: folder), options: Builder.Options(jobs: jobs))
+        return try builder.run()
+    }
+}
+
+/// The built `ladder` executable, for tests that run it as a separate process (killing it,
+/// render workers), or nil when it has not been built next to the tests.
+public enum LadderExecutable {
+    public static let path: String? = {
+        let testBinary =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("ladder").path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
+                return candidate
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    public static let absenceNote = "the ladder executable is not built next to the tests; process tests are skipped"
+
+    /// Runs ladder with `arguments` in `directory` and returns its exit status and output.
+    public static func run(
+        _ arguments: [String], in directory: String
+    ) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path!)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData, as: UTF8.self)
+        )
+    }
+}
