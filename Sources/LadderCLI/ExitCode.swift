@@ -1,5 +1,5 @@
 /// The process exit codes, as ladder's contract fixes them (BSD sysexits where one fits).
-public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct ExitCode: Error, RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int32
 
     public init(rawValue: Int32) { self.rawValue = rawValue }

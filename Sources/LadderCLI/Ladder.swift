@@ -22,7 +22,7 @@ public enum Rendering: Sendable {
 /// The command-line entry point: `run(arguments:console:rendering:)` is all the executable
 /// calls, and what tests call.
 public enum Ladder {
-    static let commands: [any LadderCommand.Type] = [BuildCommand.self]
+    static let commands: [any LadderCommand.Type] = [BuildCommand.self, VerifyCommand.self, ReplayCommand.self]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments).
     public static func run(

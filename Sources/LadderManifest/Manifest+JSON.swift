@@ -22,8 +22,51 @@ extension Manifest {
 
     /// Reads and checks a manifest. Manifests are untrusted input: besides the JSON shape, the
     /// version, every key and every path is checked, so that nothing read from one can point a
-    /// reader outside the manifest's folder.
+    /// reader outside the manifest's folder. The first problem found is thrown.
     public init(jsonData data: Data) throws(ReadError) {
+        let manifest = try Manifest(shapeOf: data)
+        if let first = manifest.contentProblems().first {
+            throw ReadError(reason: "\(first.location): \(first.message)")
+        }
+        self = manifest
+    }
+
+    /// A problem inside an otherwise well-formed manifest: where (a JSON path) and what.
+    public struct ContentProblem: Sendable, Equatable {
+        public var location: String
+        public var message: String
+        /// The image entry concerned, when there is one.
+        public var image: String?
+        /// The variant concerned, when there is one.
+        public var variant: String?
+    }
+
+    /// Every problem with keys and paths, for readers that report all of them (ladder verify).
+    public func contentProblems() -> [ContentProblem] {
+        var problems: [ContentProblem] = []
+        for key in images.keys.sorted() {
+            guard let entry = images[key] else { continue }
+            if !Self.isSHA1(key) {
+                problems.append(
+                    ContentProblem(
+                        location: "$.images[\"\(key)\"]", message: "key is not a SHA1 (40 lowercase hex digits)",
+                        image: key))
+            }
+            for name in entry.variants.keys.sorted() {
+                guard let variant = entry.variants[name] else { continue }
+                if let problem = ManifestPath.problem(with: variant.path) {
+                    problems.append(
+                        ContentProblem(
+                            location: "$.images[\"\(key)\"].variants[\"\(name)\"].path",
+                            message: "\(problem): \"\(variant.path)\"", image: key, variant: name))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Reads a manifest's JSON shape and version only; `contentProblems()` checks the rest.
+    public init(shapeOf data: Data) throws(ReadError) {
         let manifest: Manifest
         do {
             manifest = try JSONDecoder().decode(Manifest.self, from: data)
@@ -41,16 +84,6 @@ extension Manifest {
         guard manifest.version == Manifest.currentVersion else {
             throw ReadError(
                 reason: "manifest version \(manifest.version) is not supported (expected \(Manifest.currentVersion))")
-        }
-        for (key, entry) in manifest.images {
-            guard Self.isSHA1(key) else {
-                throw ReadError(reason: "image key \"\(key)\" is not a SHA1 (40 lowercase hex digits)")
-            }
-            for (name, variant) in entry.variants {
-                if let problem = ManifestPath.problem(with: variant.path) {
-                    throw ReadError(reason: "images.\(key).variants.\(name).path \"\(variant.path)\": \(problem)")
-                }
-            }
         }
         self = manifest
     }

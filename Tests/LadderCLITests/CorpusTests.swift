@@ -100,3 +100,55 @@ struct CorpusTests {
         #expect(folder.modificationTimes(under: "build") == before)
     }
 }
+
+/// `ladder replay` over the corpus's real JPEGs, when the corpus is there.
+@Suite("Corpus replay", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+struct CorpusReplayTests {
+    static var jpegs: [String] {
+        ["formats", "exif", "orientation", "photos"].flatMap { Corpus.files(in: $0) }
+            .filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }
+    }
+
+    @Test("every progressive JPEG gives its scans at rising offsets, ending identical to a one-shot decode")
+    func progressiveFiles() throws {
+        var progressiveCount = 0
+        for path in Self.jpegs {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            guard let structure = try? JPEGStructure(parsing: bytes), structure.isProgressive,
+                structure.endOfImage != nil
+            else { continue }
+            progressiveCount += 1
+            let report = ProgressiveReplay().replay(bytes, path: path)
+            #expect(report.scans.count == structure.scans.count, "\(path)")
+            let offsets = report.scans.map(\.endOffset)
+            #expect(offsets == offsets.sorted() && Set(offsets).count == offsets.count, "\(path): offsets rise")
+            #expect(report.scans.last?.psnr == 99 && report.matchesOneShotDecode, "\(path)")
+            #expect(
+                report.scans.first.map { $0.ssim < 1 } ?? false, "\(path): the first picture is rougher than the last")
+        }
+        #expect(progressiveCount >= 5, "the corpus has progressive JPEGs")
+    }
+
+    @Test("every baseline JPEG gives a single picture, once its image data is all there")
+    func baselineFiles() throws {
+        var baselineCount = 0
+        for path in Self.jpegs {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            guard let structure = try? JPEGStructure(parsing: bytes), !structure.isProgressive, !structure.isArithmetic,
+                structure.endOfImage != nil, structure.width * structure.height <= 4_000_000
+            else { continue }
+            let report = ProgressiveReplay().replay(bytes, path: path)
+            guard !report.problems.contains(where: { $0.kind == "undecodable" }) else { continue }  // 12-bit, lossless
+            baselineCount += 1
+            #expect(report.scans.count == 1, "\(path)")
+            // Some cameras append data after the image; the picture shows at its end-of-image.
+            let imageEnd = try #require(structure.endOfImage)
+            let scan = try #require(report.scans.first, "\(path): \(report.problems)")
+            let data = try #require(structure.scans.first)
+            #expect(scan.endOffset >= data.endOffset && scan.endOffset <= imageEnd, "\(path)")
+            #expect(report.firstShownAt == scan.shownAt, "\(path)")
+
+        }
+        #expect(baselineCount >= 10)
+    }
+}

@@ -31,15 +31,19 @@ struct JPEGStructureTests {
         #expect(ends.last == jpeg.count - 2)
     }
 
-    @Test("a truncated file has no end-of-image; garbage is refused with the offset")
+    @Test("a truncated file has no end-of-image; garbage between segments is skipped and counted, like libjpeg")
     func damaged() throws {
         let jpeg = try TestImages.gradientJPEG(width: 200, height: 100)
         let truncated = try JPEGStructure(parsing: jpeg.prefix(jpeg.count / 2))
         #expect(truncated.endOfImage == nil)
         #expect { try JPEGStructure(parsing: Array("GIF89a".utf8)) } throws: { "\($0)".contains("no SOI") }
         var broken = jpeg
-        broken[2] = 0x00
-        #expect { try JPEGStructure(parsing: broken) } throws: { "\($0)".contains("at byte 2") }
+        broken.insert(contentsOf: [0x12, 0x34, 0x56], at: 2)
+        let skipped = try JPEGStructure(parsing: broken)
+        #expect(skipped.extraneousBytes == 3)
+        #expect(skipped.scans.count == 1 && skipped.endOfImage == broken.count)
+        #expect { try JPEGStructure(parsing: [0xFF, 0xD8, 0xFF, 0xC0, 0x00]) } throws: { "\($0)".contains("truncated") }
+
     }
 
     @Test("a scan limit stops the walk of a file with too many scans")

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import LadderCore
 
 /// Writing pipelines and running builds in temporary folders.

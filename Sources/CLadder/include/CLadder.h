@@ -105,9 +105,63 @@ int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int b
                        unsigned char *_Nullable *_Nonnull out, unsigned long *out_length,
                        char *message, size_t message_capacity);
 
-#pragma clang assume_nonnull end
+// MARK: - libjpeg-turbo progressive replay
 
-#pragma clang assume_nonnull begin
+/// A buffered-image decoder fed from one contiguous buffer whose visible length only grows, as
+/// bytes arrive over a network; libjpeg suspends when it needs bytes not yet visible.
+typedef struct ladder_replay ladder_replay;
+
+/// Where a replay stands.
+typedef struct ladder_replay_state {
+    /// Non-zero once the header has been read (the fields below are then set).
+    int header_ready;
+    int width, height;
+    /// Components of the output pixels: 1 (grayscale), 3 (YCbCr, or RGB for RGB files) or 4 (CMYK).
+    int components;
+    /// The output color space, a J_COLOR_SPACE value.
+    int color_space;
+    /// Non-zero for a progressive (SOF2) file.
+    int progressive;
+    /// Scans whose last row libjpeg has absorbed.
+    int scans_completed;
+    /// The scan libjpeg is reading (1-based; 0 before the first SOS).
+    int input_scan;
+    /// Non-zero when every component has received its DC coefficients (browsers paint nothing before).
+    int all_dc_received;
+    /// Non-zero once the end-of-image marker has been read.
+    int input_complete;
+    /// Warnings libjpeg raised (corrupt data); the last one's text is kept.
+    long warnings;
+} ladder_replay_state;
+
+/// Starts a replay of `length` bytes at `data`, which the caller keeps until the replay is freed.
+/// A file that announces more than `max_scans` scans fails when it does, before decoding them.
+ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans);
+
+/// Makes the first `available` bytes visible and lets libjpeg absorb what it can. Returns 0, or
+/// -1 with libjpeg's message (the replay is then finished).
+int ladder_replay_advance(ladder_replay *replay, size_t available, ladder_replay_state *state,
+                          char *message, size_t message_capacity);
+
+/// Renders the picture as it stands once scan `scan` is complete into `pixels` (width x height x
+/// components bytes), with block smoothing as browsers do. Call it once libjpeg has moved on to
+/// a later scan (or read the end of the image): block smoothing after a DC scan looks two block
+/// rows ahead, which libjpeg only allows itself once it knows the scan is over.
+/// Returns 0, or -1 with the message.
+int ladder_replay_render(ladder_replay *replay, int scan, unsigned char *pixels, char *message,
+                         size_t message_capacity);
+
+/// The text of the last libjpeg warning, or "".
+const char *ladder_replay_last_warning(ladder_replay *replay);
+
+void ladder_replay_free(ladder_replay *_Nullable replay);
+
+/// Decodes a whole JPEG in one pass (what a viewer given the complete file shows) into a
+/// malloc'ed buffer (release with free), in the color space the replay uses (YCbCr for YCbCr
+/// files). Returns 0, or -1 with the message.
+int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char *_Nullable *_Nonnull pixels,
+                       int *width, int *height, int *components, int *color_space, char *message,
+                       size_t message_capacity);
 
 // MARK: - Library identity
 

@@ -13,7 +13,7 @@ struct OptionSpec: Sendable {
 
 /// The options given on a command line, after checking them against the command's specs.
 struct ParsedOptions: Sendable {
-    private(set) var values: [String: String] = [:]
+    private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     /// Arguments that are not options, in order.
     private(set) var positional: [String] = []
@@ -47,7 +47,7 @@ struct ParsedOptions: Sendable {
                 guard let value = inlineValue ?? remaining.popFirst() else {
                     throw UsageError("option '\(name)' needs a value (\(placeholder))", command: command)
                 }
-                values[spec.key] = value
+                values[spec.key, default: []].append(value)
             } else {
                 guard inlineValue == nil else {
                     throw UsageError("option '\(name)' takes no value", command: command)
@@ -59,11 +59,15 @@ struct ParsedOptions: Sendable {
 
     func has(_ key: String) -> Bool { flags.contains(key) }
 
-    func value(_ key: String) -> String? { values[key] }
+    /// The last value given for `key` (a repeated option's last word wins).
+    func value(_ key: String) -> String? { values[key]?.last }
+
+    /// Every value given for a repeatable option, in order.
+    func values(_ key: String) -> [String] { values[key] ?? [] }
 
     /// The integer value of `key` within `range`, or nil when absent.
     func integer(_ key: String, in range: ClosedRange<Int>, command: String) throws(UsageError) -> Int? {
-        guard let text = values[key] else { return nil }
+        guard let text = value(key) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(
                 "option '\(key)' expects a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'",

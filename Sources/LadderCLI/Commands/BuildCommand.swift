@@ -15,9 +15,8 @@ struct BuildCommand: LadderCommand {
         and the others are still built.
         """
     static let options = [
-        OptionSpec(
-            names: ["--config", "-c"], value: "PATH", help: "The pipeline configuration.", defaultText: "pipeline.json"),
-        OptionSpec(names: ["--jobs", "-j"], value: "N", help: "Sources processed at once.", defaultText: "all cores"),
+        .config,
+        .jobs("Sources processed at once."),
         OptionSpec(names: ["--json"], help: "Print the summary as one JSON object on standard output."),
         OptionSpec(
             names: ["--no-wait"], help: "Exit with 75 instead of waiting when another build holds the output folder."),
@@ -51,18 +50,11 @@ struct BuildCommand: LadderCommand {
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
         let configuration: PipelineConfiguration
-        do {
-            configuration = try PipelineConfiguration.load(from: configPath)
-        } catch {
-            console.error(error.description)
-            return .invalidConfiguration
+        switch preparePipeline(configPath, console: console) {
+        case .success(let loaded): configuration = loaded
+        case .failure(let code): return code
         }
-        do {
-            try Imaging.start(threadsPerImage: 1)
-        } catch {
-            console.error(error.description)
-            return .ioError
-        }
+
         let progress = BuildProgress(console: console, verbosity: verbosity)
         if verbosity == .verbose {
             Imaging.setWarningHandler { progress.warning("libvips: \($0)") }

@@ -1,4 +1,6 @@
 import Foundation
+import LadderCore
+import LadderImaging
 
 /// A subcommand: how it is spelled and documented, how it reads its arguments, and what it does.
 protocol LadderCommand: Sendable {
@@ -52,4 +54,34 @@ extension LadderCommand {
         }
         return text
     }
+}
+
+extension OptionSpec {
+    /// `--config PATH`, shared by the commands that read pipeline.json.
+    static let config = OptionSpec(
+        names: ["--config", "-c"], value: "PATH", help: "The pipeline configuration.", defaultText: "pipeline.json")
+
+    /// `--jobs N`.
+    static func jobs(_ help: String) -> OptionSpec {
+        OptionSpec(names: ["--jobs", "-j"], value: "N", help: help, defaultText: "all cores")
+    }
+}
+
+/// Loads pipeline.json and starts the image libraries, the first steps of every command that
+/// works on a pipeline. On failure the error is reported and the exit code returned.
+func preparePipeline(_ configPath: String, console: Console) -> Result<PipelineConfiguration, ExitCode> {
+    let configuration: PipelineConfiguration
+    do {
+        configuration = try PipelineConfiguration.load(from: configPath)
+    } catch {
+        console.error(error.description)
+        return .failure(.invalidConfiguration)
+    }
+    do {
+        try Imaging.start(threadsPerImage: 1)
+    } catch {
+        console.error(error.description)
+        return .failure(.ioError)
+    }
+    return .success(configuration)
 }

@@ -52,6 +52,23 @@ struct ConfigurationReader {
         }
     }
 
+    mutating func number(
+        _ key: String, in range: ClosedRange<Double>, default fallback: Double?
+    ) throws(ConfigurationError) -> Double {
+        let expected = "a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound))"
+        switch value(key) {
+        case .integer(let number) where range.contains(Double(number)):
+            return Double(number)
+        case .number(let number) where range.contains(number):
+            return number
+        case nil:
+            if let fallback { return fallback }
+            throw error(key, "required: \(expected)")
+        case let other?:
+            throw error(key, "expected \(expected), found \(other.summary)")
+        }
+    }
+
     mutating func string(_ key: String, default fallback: String?) throws(ConfigurationError) -> String {
         switch value(key) {
         case .string(let text) where !text.isEmpty:

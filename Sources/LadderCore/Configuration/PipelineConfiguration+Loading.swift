@@ -5,6 +5,7 @@ extension PipelineConfiguration {
     /// The top-level keys of pipeline.json version 1.
     static let knownKeys = [
         "version", "sources", "include", "exclude", "output", "manifest", "variants", "background", "metadata",
+        "replay",
     ]
 
     /// Reads and validates a pipeline.json. Every problem is reported with the file and the JSON
@@ -75,11 +76,13 @@ extension PipelineConfiguration {
             }
             try metadataReader.finish(known: ["keep"])
         }
+        let replay = try readReplay(&reader)
         try reader.finish(known: knownKeys)
 
         let configuration = PipelineConfiguration(
             version: version, baseDirectory: baseDirectory, sources: sources, include: include, exclude: exclude,
-            output: output, manifest: manifest, variants: variants, background: background, metadata: metadata)
+            output: output, manifest: manifest, variants: variants, background: background, metadata: metadata,
+            replay: replay)
         try configuration.checkFolders(file: file)
         return configuration
     }
@@ -205,6 +208,49 @@ extension PipelineConfiguration {
         return ProgressiveScripts(
             color: try pick(color, .recommendedColor, "color"),
             grayscale: try pick(grayscale, .recommendedGrayscale, "grayscale"))
+    }
+
+    private static func readReplay(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> ReplaySettings {
+        guard var replayReader = try reader.reader("replay") else { return ReplaySettings() }
+        var settings = ReplaySettings()
+        settings.chunkBytes = try replayReader.integer("chunkBytes", in: 1...(1 << 30), default: settings.chunkBytes)
+        settings.firstPaintBudget = try replayReader.number(
+            "firstPaintBudget", in: 0.001...1, default: settings.firstPaintBudget)
+        if var profilesReader = try replayReader.reader("profiles") {
+            for name in profilesReader.keys {
+                guard var profile = try profilesReader.reader(name) else { continue }
+                settings.profiles[name] = NetworkProfile(
+                    name: name,
+                    downlinkKilobitsPerSecond: try profile.number("downlinkKbps", in: 1...100_000_000, default: nil),
+                    roundTripMilliseconds: try profile.number("rttMs", in: 0...60_000, default: nil))
+                try profile.finish(known: ["downlinkKbps", "rttMs"])
+            }
+            try profilesReader.finish(known: [])
+        }
+        if var budgetsReader = try replayReader.reader("budgets") {
+            for name in budgetsReader.keys {
+                guard settings.profile(named: name) != nil else {
+                    throw budgetsReader.error(
+                        name,
+                        "no network profile named \"\(name)\" (known: \(settings.profileNames.joined(separator: ", ")))"
+                    )
+                }
+                guard var budget = try budgetsReader.reader(name) else { continue }
+                let first =
+                    budget.has("firstPictureSeconds")
+                    ? try budget.number("firstPictureSeconds", in: 0.001...86_400, default: nil) : nil
+                let complete =
+                    budget.has("completeSeconds")
+                    ? try budget.number("completeSeconds", in: 0.001...86_400, default: nil) : nil
+                _ = budget.value("firstPictureSeconds")
+                _ = budget.value("completeSeconds")
+                try budget.finish(known: ["firstPictureSeconds", "completeSeconds"])
+                settings.budgets[name] = TimeBudget(firstPictureSeconds: first, completeSeconds: complete)
+            }
+            try budgetsReader.finish(known: [])
+        }
+        try replayReader.finish(known: ["chunkBytes", "firstPaintBudget", "profiles", "budgets"])
+        return settings
     }
 
     /// Checks the folders named in the configuration against each other and the disk.

@@ -27,12 +27,14 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var background: RGBColor
     /// What metadata survives into the variants.
     public var metadata: MetadataPolicy
+    /// How progressive loading is replayed, and the time budgets it must meet.
+    public var replay: ReplaySettings
 
     public init(
         version: Int = 1, baseDirectory: String, sources: [String], include: SourceFilter = .imageExtensions,
         exclude: [Glob] = [], output: String = Self.defaultOutput, manifest: String? = nil,
         variants: [VariantRecipe] = Self.defaultVariants, background: RGBColor = .white,
-        metadata: MetadataPolicy = MetadataPolicy()
+        metadata: MetadataPolicy = MetadataPolicy(), replay: ReplaySettings = ReplaySettings()
     ) {
         self.version = version
         self.baseDirectory = baseDirectory
@@ -44,6 +46,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         self.variants = variants.sorted { $0.name < $1.name }
         self.background = background
         self.metadata = metadata
+        self.replay = replay
     }
 
     /// An absolute path for a path written in the configuration.

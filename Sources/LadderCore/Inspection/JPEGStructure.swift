@@ -24,6 +24,8 @@ public struct JPEGStructure: Sendable, Equatable {
         public var al: Int
         /// Offset of the SOS marker.
         public var markerOffset: Int
+        /// Offset of the first byte of entropy-coded data, just past the SOS segment.
+        public var dataOffset: Int
         /// Offset just past the last byte of the scan's entropy-coded data: once this many bytes
         /// have arrived, the scan can be shown.
         public var endOffset: Int
@@ -52,6 +54,9 @@ public struct JPEGStructure: Sendable, Equatable {
     public var applicationSegments: [ApplicationSegment]
     /// Offset just past the EOI marker, or nil when the file ends without one.
     public var endOfImage: Int?
+    /// Bytes found between segments where a marker should be; libjpeg skips them with a
+    /// "Corrupt JPEG data: extraneous bytes" warning, and so does this walk.
+    public var extraneousBytes: Int
 
     public var isProgressive: Bool {
         frameMarker == 0xC2 || frameMarker == 0xC6 || frameMarker == 0xCA || frameMarker == 0xCE
@@ -80,14 +85,20 @@ public struct JPEGStructure: Sendable, Equatable {
         var scans: [Scan] = []
         var applications: [ApplicationSegment] = []
         var endOfImage: Int?
+        var extraneousBytes = 0
         var position = 2
 
         func uint16(at offset: Int) -> Int { Int(data[offset]) << 8 | Int(data[offset + 1]) }
 
         walk: while position < count {
-            guard data[position] == 0xFF else {
-                throw ParseError(offset: position, reason: "expected a marker, found 0x\(hex(data[position]))")
+            // Skip what is not a marker, as libjpeg does (counting it as damage).
+            let skipFrom = position
+            while position + 1 < count, data[position] != 0xFF || data[position + 1] == 0x00 {
+                position += data[position] == 0xFF ? 2 : 1
             }
+            extraneousBytes += position - skipFrom
+
+            guard position + 1 < count else { break }
             // Any number of 0xFF fill bytes may precede a marker code.
             var codeOffset = position + 1
             while codeOffset < count, data[codeOffset] == 0xFF { codeOffset += 1 }
@@ -101,8 +112,6 @@ public struct JPEGStructure: Sendable, Equatable {
                 break walk
             case 0xD0...0xD7, 0x01:
                 continue  // standalone markers carry no length
-            case 0x00:
-                throw ParseError(offset: markerOffset, reason: "stuffed byte outside entropy-coded data")
             default:
                 break
             }
@@ -180,7 +189,7 @@ public struct JPEGStructure: Sendable, Equatable {
                     Scan(
                         components: indices, ss: Int(data[tail]), se: Int(data[tail + 1]),
                         ah: Int(approximation >> 4), al: Int(approximation & 0x0F), markerOffset: markerOffset,
-                        endOffset: scanEnd ?? count))
+                        dataOffset: payloadEnd, endOffset: scanEnd ?? count))
                 if let scanLimit, scans.count > scanLimit {
                     throw ParseError(offset: markerOffset, reason: "more than \(scanLimit) scans")
                 }
@@ -209,6 +218,8 @@ public struct JPEGStructure: Sendable, Equatable {
         self.scans = scans
         self.applicationSegments = applications
         self.endOfImage = endOfImage
+        self.extraneousBytes = extraneousBytes
+
     }
 }
 

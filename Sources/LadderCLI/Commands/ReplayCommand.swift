@@ -1,0 +1,77 @@
+import Foundation
+import LadderCore
+import LadderImaging
+
+/// `ladder replay FILE...`: replays the progressive loading of any JPEG files.
+struct ReplayCommand: LadderCommand {
+    static let name = "replay"
+    static let summary = "Replay how JPEG files load progressively, scan by scan."
+    static let synopsis = "FILE.jpg... [--json] [--chunk BYTES] [--profile NAME] [--frames DIR]"
+    static let discussion = """
+        Feeds each file to libjpeg-turbo chunk by chunk, as a browser or an app's incremental
+        image source receives it, and renders what can be shown after each scan. For every scan
+        it reports the byte offset after which it can be shown, where an app fed in chunks paints
+        it, and its quality against the final picture (PSNR and SSIM on luma). It checks that the
+        first picture shows within the budget share of the file, that quality rises scan by scan,
+        and that the last paint equals a one-shot decode. Files with more than 100 scans are
+        refused before decoding; truncated and corrupt files are reported, never crash it.
+        """
+    static let options = [
+        OptionSpec(names: ["--json"], help: "Print the results as one JSON object on standard output."),
+        OptionSpec(names: ["--chunk"], value: "BYTES", help: "Bytes delivered at a time.", defaultText: "16384"),
+        OptionSpec(
+            names: ["--scans"], value: "N", help: "Also require exactly N scans in every file."),
+        OptionSpec(
+            names: ["--first-paint-budget"], value: "SHARE",
+            help: "The share of a file (0 to 1) by which the first picture must show.", defaultText: "0.25"),
+    ]
+    static let exitCodes: [(ExitCode, String)] = [
+        (.success, "every file loads as it should"),
+        (.failure, "a problem was found in at least one file"),
+        (.usage, "no file given, or a bad option value"),
+        (.ioError, "a file cannot be read"),
+    ]
+
+    var files: [String]
+    var json = false
+    var replayOptions = ProgressiveReplay.Options()
+    var verbosity = Verbosity.normal
+
+    init(parsing options: ParsedOptions) throws(UsageError) {
+        files = options.positional
+        guard !files.isEmpty else { throw UsageError("give at least one JPEG file", command: Self.name) }
+        json = options.has("--json")
+        replayOptions.chunkBytes =
+            try options.integer("--chunk", in: 1...(1 << 30), command: Self.name) ?? replayOptions.chunkBytes
+        replayOptions.expectedScans = try options.integer("--scans", in: 1...100, command: Self.name)
+        if let text = options.value("--first-paint-budget") {
+            guard let share = Double(text), share > 0, share <= 1 else {
+                throw UsageError(
+                    "--first-paint-budget expects a share between 0 and 1, not '\(text)'", command: Self.name)
+            }
+            replayOptions.firstPaintBudget = share
+        }
+        verbosity = try Verbosity(options, command: Self.name)
+    }
+
+    func run(_ context: CommandContext) -> ExitCode {
+        let console = context.console
+        let replay = ProgressiveReplay(options: replayOptions)
+        var reports: [ReplayReport] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                console.error(
+                    "cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")"
+                )
+                return .ioError
+            }
+            reports.append(replay.replay([UInt8](data), path: file))
+        }
+        if json {
+            console.write(encodeJSONLine(ReplayOutput(files: reports.map(ReplayJSON.init))))
+        } else {
+            for report in reports { ReplayText.print(report, console: console, verbose: verbosity == .verbose) }
+        }
+        return reports.allSatisfy { $0.problems.isEmpty } ? .success : .failure
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import LadderCore
+
+/// `ladder replay --json`: `{"files": [ <replay object> ... ]}`.
+struct ReplayOutput: Encodable {
+    var files: [ReplayJSON]
+}
+
+/// A replay object: `{"path", "bytes", "scans": [{"scan", "endOffset", "psnr", "ssim"}], ...}`.
+struct ReplayJSON: Encodable {
+    var path: String
+    var bytes: Int
+    var width: Int
+    var height: Int
+    var progressive: Bool
+    var scans: [ReplayReport.Scan]
+    var firstPaintOffset: Int?
+    var firstPaintShare: Double?
+    var firstShownAt: Int?
+    var matchesOneShotDecode: Bool
+    var problems: [ReplayReport.Problem]
+
+    init(_ report: ReplayReport) {
+        path = report.path
+        bytes = report.bytes
+        width = report.width
+        height = report.height
+        progressive = report.progressive
+        scans = report.scans
+        firstPaintOffset = report.firstPaintOffset
+        firstPaintShare = report.firstPaintShare.map { ($0 * 10_000).rounded() / 10_000 }
+        firstShownAt = report.firstShownAt
+        matchesOneShotDecode = report.matchesOneShotDecode
+        problems = report.problems
+    }
+}
+
+/// Replays as text tables.
+enum ReplayText {
+    static func print(_ report: ReplayReport, console: Console, verbose: Bool) {
+        let kind = report.progressive ? "progressive" : "baseline"
+        console.print(
+            "\(report.path): \(report.width)x\(report.height), \(report.bytes) bytes, \(kind), \(report.scans.count) scan\(report.scans.count == 1 ? "" : "s")"
+        )
+        if !report.scans.isEmpty {
+            console.print("  scan   ends at     share   shown at     PSNR    SSIM")
+            for scan in report.scans {
+                let share = report.bytes > 0 ? Double(scan.endOffset) / Double(report.bytes) * 100 : 0
+                let shown = scan.shownAt.map { String($0) } ?? "-"
+                console.print(
+                    "  " + pad("\(scan.scan)", 4) + pad("\(scan.endOffset)", 11)
+                        + pad(String(format: "%.1f %%", share), 9)
+                        + pad(shown, 11) + pad(String(format: "%.2f", scan.psnr), 9)
+                        + pad(String(format: "%.4f", scan.ssim), 8))
+            }
+        }
+        if let share = report.firstPaintShare {
+            var line = String(format: "  first picture after %.1f %% of the file", share * 100)
+            if let shown = report.firstShownAt { line += " (shown at byte \(shown) with chunked delivery)" }
+            console.print(line)
+        }
+        for problem in report.problems {
+            console.print("  " + console.styled("problem", .red) + " (\(problem.kind)): \(problem.message)")
+        }
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : String(repeating: " ", count: width - text.count) + text
+    }
+}

@@ -1,0 +1,86 @@
+/// How `ladder verify --replay` and `ladder replay` load files, and the budgets they enforce.
+public struct ReplaySettings: Sendable, Equatable {
+    /// Bytes delivered at a time.
+    public var chunkBytes: Int
+    /// The share of a full-size file by which its first picture must show.
+    public var firstPaintBudget: Double
+    /// Network profiles defined in pipeline.json, by name, besides the built-in ones.
+    public var profiles: [String: NetworkProfile]
+    /// Time budgets by profile name; an image over budget fails verify.
+    public var budgets: [String: TimeBudget]
+
+    public init(
+        chunkBytes: Int = 16_384, firstPaintBudget: Double = 0.25, profiles: [String: NetworkProfile] = [:],
+        budgets: [String: TimeBudget] = [:]
+    ) {
+        self.chunkBytes = chunkBytes
+        self.firstPaintBudget = firstPaintBudget
+        self.profiles = profiles
+        self.budgets = budgets
+    }
+
+    /// The profile called `name`: one defined in pipeline.json, else a built-in one.
+    public func profile(named name: String) -> NetworkProfile? {
+        profiles[name] ?? NetworkProfile.builtIn.first { $0.name == name }
+    }
+
+    /// Every profile name known: built-in and defined.
+    public var profileNames: [String] {
+        (NetworkProfile.builtIn.map(\.name) + profiles.keys.sorted()).reduce(into: []) { names, name in
+            if !names.contains(name) { names.append(name) }
+        }
+    }
+}
+
+/// A network an app loads images over: its downlink bandwidth and round-trip time.
+public struct NetworkProfile: Sendable, Equatable {
+    public var name: String
+    public var downlinkKilobitsPerSecond: Double
+    public var roundTripMilliseconds: Double
+
+    public init(name: String, downlinkKilobitsPerSecond: Double, roundTripMilliseconds: Double) {
+        self.name = name
+        self.downlinkKilobitsPerSecond = downlinkKilobitsPerSecond
+        self.roundTripMilliseconds = roundTripMilliseconds
+    }
+
+    /// The built-in profiles: slow 2G as browsers classify it, WebPageTest's 2G and 4G, and 3G
+    /// as Lighthouse throttles it.
+    public static let builtIn = [
+        NetworkProfile(name: "slow-2g", downlinkKilobitsPerSecond: 50, roundTripMilliseconds: 2000),
+        NetworkProfile(name: "2g", downlinkKilobitsPerSecond: 280, roundTripMilliseconds: 800),
+        NetworkProfile(name: "3g", downlinkKilobitsPerSecond: 1600, roundTripMilliseconds: 300),
+        NetworkProfile(name: "4g", downlinkKilobitsPerSecond: 9000, roundTripMilliseconds: 170),
+    ]
+
+    /// Seconds from a request to the moment `bytes` of the response have arrived: one round
+    /// trip, then the bytes at the downlink rate.
+    public func seconds(toReceive bytes: Int) -> Double {
+        roundTripMilliseconds / 1000 + Double(bytes) * 8 / (downlinkKilobitsPerSecond * 1000)
+    }
+
+    public var summary: String {
+        let rate =
+            downlinkKilobitsPerSecond >= 1000
+            ? "\(formatNumber(downlinkKilobitsPerSecond / 1000)) Mbit/s"
+            : "\(formatNumber(downlinkKilobitsPerSecond)) kbit/s"
+        return "\(name): \(rate), \(formatNumber(roundTripMilliseconds)) ms round trip"
+    }
+}
+
+/// Time limits for one image's ladder on a network profile.
+public struct TimeBudget: Sendable, Equatable {
+    /// The first picture of the ladder (whatever rung) must show within this time.
+    public var firstPictureSeconds: Double?
+    /// The full-size image must be complete within this time.
+    public var completeSeconds: Double?
+
+    public init(firstPictureSeconds: Double? = nil, completeSeconds: Double? = nil) {
+        self.firstPictureSeconds = firstPictureSeconds
+        self.completeSeconds = completeSeconds
+    }
+}
+
+func formatNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}

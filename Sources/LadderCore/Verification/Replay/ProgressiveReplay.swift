@@ -1,0 +1,198 @@
+public import LadderImaging
+
+/// Replays the progressive loading of a JPEG the way an app's decoder sees it: the file arrives
+/// chunk by chunk and, after each chunk, the decoder is asked for the best picture it can show.
+///
+/// libjpeg-turbo runs in buffered-image mode behind a suspending source, as in browsers. Every
+/// scan is rendered at the byte where it completes and compared with the final picture; paints
+/// happen at chunk boundaries, once every component has its DC coefficients (browsers show
+/// nothing before).
+public struct ProgressiveReplay: Sendable {
+    public struct Options: Sendable, Equatable {
+        /// Bytes delivered at a time.
+        public var chunkBytes: Int
+        /// Files that start more scans than this are refused before those scans are decoded.
+        public var maximumScans: Int
+        /// The share of the file by which the first picture must show.
+        public var firstPaintBudget: Double
+        /// Files with more pixels than this are refused before decoding.
+        public var maximumPixels: Int
+        /// The number of scans the file must have, when known.
+        public var expectedScans: Int?
+
+        public init(
+            chunkBytes: Int = 16_384, maximumScans: Int = 100, maximumPixels: Int = 100_000_000,
+            firstPaintBudget: Double = 0.25, expectedScans: Int? = nil
+        ) {
+            self.chunkBytes = chunkBytes
+            self.maximumScans = maximumScans
+            self.maximumPixels = maximumPixels
+            self.firstPaintBudget = firstPaintBudget
+            self.expectedScans = expectedScans
+        }
+    }
+
+    public var options: Options
+
+    /// How far quality may fall from one scan to the next before it counts as falling.
+    static let psnrSlack = 0.5
+    static let ssimSlack = 0.01
+
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Replays `bytes`. `frame`, when given, receives each scan's picture as it is rendered.
+    public func replay(
+        _ bytes: [UInt8], path: String, frame: ((Int, DecodedPixels) -> Void)? = nil
+    ) -> ReplayReport {
+        var report = ReplayReport(
+            path: path, bytes: bytes.count, width: 0, height: 0, progressive: false, scans: [], firstPaintOffset: nil,
+            firstShownAt: nil, matchesOneShotDecode: false, problems: [])
+        func problem(_ kind: String, _ message: String) {
+            report.problems.append(ReplayReport.Problem(kind: kind, message: message))
+        }
+
+        // Walk the segments first: a file with too many scans is refused here, before any decoding.
+        let structure: JPEGStructure
+        do {
+            structure = try JPEGStructure(parsing: bytes, scanLimit: options.maximumScans)
+        } catch {
+            if error.reason.hasPrefix("more than") {
+                problem(
+                    "too-many-scans", "the file has more than \(options.maximumScans) scans; refused before decoding")
+            } else {
+                problem("malformed", "not a well-formed JPEG: \(error)")
+            }
+            return report
+        }
+        report.width = structure.width
+        report.height = structure.height
+        report.progressive = structure.isProgressive
+        guard structure.width * structure.height <= options.maximumPixels else {
+            problem(
+                "too-many-pixels",
+                "\(structure.width)x\(structure.height) is over the limit of \(options.maximumPixels) pixels; refused before decoding"
+            )
+            return report
+        }
+        if structure.isArithmetic {
+            problem("arithmetic-coding", "arithmetic-coded JPEG: Chrome and Firefox cannot decode it")
+        }
+        let truncated = structure.endOfImage == nil
+        if truncated {
+            let inside = structure.scans.count
+            problem("truncated", "the file ends inside scan \(inside) at byte \(bytes.count)")
+        }
+        let final = truncated ? nil : try? DecodedPixels(decodingJPEG: bytes)
+        let finalLuma = final?.luma()
+
+        let decoder: JPEGReplayDecoder
+        do {
+            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans)
+        } catch {
+            problem("undecodable", error.reason)
+            return report
+        }
+        // Stop at every chunk boundary, and where each scan becomes renderable on its own: when
+        // libjpeg has read the next scan's header (before any of its data), or the end.
+        let chunk = max(1, options.chunkBytes)
+        var stops = Set(stride(from: chunk, to: bytes.count, by: chunk))
+        stops.insert(bytes.count)
+        for scan in structure.scans.dropFirst() where scan.dataOffset < bytes.count { stops.insert(scan.dataOffset) }
+        if let end = structure.endOfImage { stops.insert(min(end, bytes.count)) }
+
+        var rendered: [DecodedPixels] = []
+        var shown = 0
+        do {
+            for stop in stops.sorted() {
+                let state = try decoder.advance(to: stop)
+                // A scan can be rendered alone once libjpeg has moved past it.
+                let renderable =
+                    state.inputComplete ? state.scansCompleted : min(state.scansCompleted, state.inputScan - 1)
+                while rendered.count < renderable {
+                    let number = rendered.count + 1
+                    let pixels = try decoder.render(scan: number)
+                    rendered.append(pixels)
+                    report.scans.append(
+                        ReplayReport.Scan(
+                            scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,
+                            ssim: 0))
+                    if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
+                    frame?(number, pixels)
+                }
+                let isChunkBoundary = stop % chunk == 0 || stop == bytes.count
+                if isChunkBoundary, state.allDCReceived, rendered.count > shown {
+                    shown = rendered.count
+                    report.scans[shown - 1].shownAt = stop
+                    if report.firstShownAt == nil { report.firstShownAt = stop }
+                }
+            }
+        } catch {
+            problem("undecodable", "decoding stopped at scan \(rendered.count + 1): \(error.reason)")
+        }
+        if decoder.state.warnings > 0 {
+            problem("corrupt-data", "libjpeg reported \(decoder.state.warnings) warning(s): \(decoder.lastWarning)")
+        }
+
+        // Quality of every scan against the final picture (or, for a truncated file, against
+        // the last picture it can show).
+        let reference = finalLuma ?? rendered.last?.luma()
+        if let reference {
+            for (index, pixels) in rendered.enumerated() where pixels.width * pixels.height == reference.count {
+                let luma = pixels.luma()
+                report.scans[index].psnr = (ImageQuality.psnr(luma, reference: reference) * 100).rounded() / 100
+                report.scans[index].ssim =
+                    (ImageQuality.ssim(luma, reference: reference, width: pixels.width, height: pixels.height) * 10_000)
+                    .rounded() / 10_000
+            }
+        }
+        if let final, let last = rendered.last {
+            report.matchesOneShotDecode = last == final
+            if !report.matchesOneShotDecode && report.problems.isEmpty {
+                problem("final-mismatch", "the last paint differs from a one-shot decode of the file")
+            }
+        }
+        report.problems += findings(in: report)
+        return report
+    }
+
+    /// The checks on a finished replay: scan count, first paint, rising quality.
+    private func findings(in report: ReplayReport) -> [ReplayReport.Problem] {
+        var problems: [ReplayReport.Problem] = []
+        func problem(_ kind: String, _ message: String) {
+            problems.append(ReplayReport.Problem(kind: kind, message: message))
+        }
+        if let expected = options.expectedScans, report.scans.count != expected,
+            !report.problems.contains(where: { $0.kind == "truncated" })
+        {
+            problem("scan-count", "\(report.scans.count) scans, expected \(expected)")
+        }
+        // The budget is a property of the file: the byte after which the first picture can be
+        // shown, whatever the chunk size of the delivery.
+        if let share = report.firstPaintShare, report.scans.count > 1 {
+            if share > options.firstPaintBudget {
+                problem(
+                    "first-paint",
+                    "the first picture can show only after \(percent(share)) of the file, over the budget of \(percent(options.firstPaintBudget))"
+                )
+            }
+        }
+        // Each scan must bring the picture closer to the final one. Chroma scans leave luma as it
+        // was, and libjpeg's block smoothing changes mode as coefficients arrive, so only a fall
+        // that one could see counts: more than 0.5 dB of PSNR or 0.01 of SSIM.
+        for (previous, next) in zip(report.scans, report.scans.dropFirst())
+        where next.ssim < previous.ssim - Self.ssimSlack || next.psnr < previous.psnr - Self.psnrSlack {
+            problem(
+                "quality",
+                "scan \(next.scan) is further from the final picture than scan \(previous.scan) (PSNR \(next.psnr) dB after \(previous.psnr), SSIM \(next.ssim) after \(previous.ssim))"
+            )
+        }
+        return problems
+    }
+}
+
+func percent(_ share: Double) -> String {
+    let value = (share * 1000).rounded() / 10
+    return value == value.rounded() ? "\(Int(value)) %" : "\(value) %"
+}

@@ -1,0 +1,386 @@
+import Foundation
+import LadderImaging
+import LadderManifest
+import Synchronization
+
+/// Proves, without trusting the build, that what the manifest describes is what is on disk:
+/// every variant file complete and untampered, shaped and scanned as its recipe says, free of
+/// the metadata the policy removes; every source built; nothing unknown in the output folder.
+/// Every problem is reported, not just the first.
+public struct Verifier: Sendable {
+    public struct Options: Sendable {
+        /// Also replay the progressive loading of every progressive variant.
+        public var replay: Bool
+        /// Network profiles to simulate each image's ladder over (budgets add theirs).
+        public var profiles: [String]
+        /// Overrides the configuration's chunk size.
+        public var chunkBytes: Int?
+        public var jobs: Int
+        /// Receives each replayed image's pictures, for galleries.
+        public var frames: (any FrameCollecting)?
+
+        public init(
+            replay: Bool = false, profiles: [String] = [], chunkBytes: Int? = nil, jobs: Int = Builder.defaultJobs,
+            frames: (any FrameCollecting)? = nil
+        ) {
+            self.replay = replay
+            self.profiles = profiles
+            self.chunkBytes = chunkBytes
+            self.jobs = jobs
+            self.frames = frames
+        }
+    }
+
+    public let configuration: PipelineConfiguration
+    public let options: Options
+
+    public init(configuration: PipelineConfiguration, options: Options = Options()) {
+        self.configuration = configuration
+        self.options = options
+    }
+
+    /// The output folder as the user wrote it, for naming files in messages.
+    var outputLabel: String { FilePath.normalize(configuration.output) }
+
+    var manifestLabel: String { FilePath.normalize(configuration.manifest) }
+
+    public func run() -> VerificationReport {
+        var report = VerificationReport(images: 0, variants: 0, problems: [], replays: [], sourceNames: [:])
+        let problems = check(&report)
+        report.problems = problems.sorted { ($0.path, $0.kind, $0.message) < ($1.path, $1.kind, $1.message) }
+        return report
+    }
+
+    /// Runs every check, filling in `report` as it goes, and returns the problems found.
+    private func check(_ report: inout VerificationReport) -> [VerificationProblem] {
+        var problems: [VerificationProblem] = []
+
+        guard let data = FileManager.default.contents(atPath: configuration.manifestPath) else {
+            problems.append(
+                VerificationProblem(
+                    path: manifestLabel, kind: "manifest-missing", message: "no manifest; run ladder build first"))
+            return problems
+        }
+        let manifest: Manifest
+        do {
+            manifest = try Manifest(shapeOf: data)
+        } catch {
+            problems.append(VerificationProblem(path: manifestLabel, kind: "manifest-invalid", message: error.reason))
+            return problems
+        }
+        report.images = manifest.images.count
+        report.variants = manifest.images.values.reduce(0) { $0 + $1.variants.count }
+        report.sourceNames = manifest.images.compactMapValues { $0.sources.sorted().first }
+
+        var unsafe: Set<String> = []
+        for problem in manifest.contentProblems() {
+            problems.append(
+                VerificationProblem(
+                    path: manifestLabel, kind: "unsafe-path", message: "\(problem.location): \(problem.message)",
+                    image: problem.image))
+            if let image = problem.image { unsafe.insert(image + "/" + (problem.variant ?? "")) }
+        }
+
+        let output: Directory
+        do {
+            output = try Directory.open(configuration.outputDirectory)
+        } catch {
+            problems.append(VerificationProblem(path: outputLabel, kind: "missing", message: error.description))
+            return problems
+        }
+
+        let checked = checkImages(manifest, unsafe: unsafe, output: output)
+        problems += checked.problems
+        report.replays = checked.replays
+        problems += checkSources(manifest)
+        problems += checkOrphans(manifest, output: output)
+        return problems
+    }
+
+    // MARK: - Images
+
+    private func checkImages(
+        _ manifest: Manifest, unsafe: Set<String>, output: Directory
+    ) -> (
+        problems: [VerificationProblem], replays: [ImageReplay]
+    ) {
+        let keys = manifest.images.keys.sorted()
+        let results = Mutex<[(problems: [VerificationProblem], replay: ImageReplay?)]>([])
+        let prefix = configuration.outputPrefixInManifest
+        ParallelRunner.run(count: keys.count, width: options.jobs) { index in
+            let key = keys[index]
+            guard let entry = manifest.images[key] else { return true }
+            let result = self.checkImage(key, entry, unsafe: unsafe, prefix: prefix, output: output)
+            results.withLock { $0.append(result) }
+            return true
+        }
+        let all = results.withLock { $0 }
+        return (all.flatMap(\.problems), all.compactMap(\.replay).sorted { $0.image < $1.image })
+    }
+
+    private func checkImage(
+        _ key: String, _ entry: Manifest.ImageEntry, unsafe: Set<String>, prefix: String, output: Directory
+    ) -> (problems: [VerificationProblem], replay: ImageReplay?) {
+        var problems: [VerificationProblem] = []
+        let source = entry.sources.sorted().first
+        let recipes = Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0) })
+        for name in recipes.keys.sorted() where entry.variants[name] == nil {
+            problems.append(
+                VerificationProblem(
+                    path: manifestLabel, kind: "missing-variant",
+                    message: "image \(source ?? key) has no \(name) variant; run ladder build", image: key))
+        }
+        var rungs: [(recipe: VariantRecipe, entry: Manifest.VariantEntry, bytes: [UInt8])] = []
+        for name in entry.variants.keys.sorted() {
+            guard let variant = entry.variants[name], !unsafe.contains(key + "/" + name) else { continue }
+            let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix)
+            let label = relative.map { outputLabel + "/" + $0 } ?? variant.path
+            func problem(_ kind: String, _ message: String) {
+                problems.append(VerificationProblem(path: label, kind: kind, message: message, image: key))
+            }
+            guard let relative else {
+                problem("unsafe-path", "the path lies outside the output folder \(outputLabel)")
+                continue
+            }
+            guard let recipe = recipes[name] else {
+                problem("unknown-variant", "pipeline.json has no variant \(name)")
+                continue
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try output.subdirectory(FilePath.parent(relative), create: false)
+                    .readFile(FilePath.name(relative))
+            } catch {
+                problem("missing", error.code == ENOENT ? "the file does not exist" : error.reason)
+                continue
+            }
+            problems += VariantCheck(
+                recipe: recipe, entry: variant, bytes: bytes, keep: configuration.metadata.keep, label: label,
+                image: key
+            ).problems()
+            rungs.append((recipe, variant, bytes))
+        }
+        guard options.replay || !configuration.replay.budgets.isEmpty || !options.profiles.isEmpty else {
+            return (problems, nil)
+        }
+        return replayLadder(key, source: source, rungs: rungs, problems: problems)
+    }
+
+    /// Replays the image's progressive variant and simulates its ladder on each profile asked for
+    /// and each profile with a budget.
+    private func replayLadder(
+        _ key: String, source: String?, rungs: [(recipe: VariantRecipe, entry: Manifest.VariantEntry, bytes: [UInt8])],
+        problems: [VerificationProblem]
+    ) -> (problems: [VerificationProblem], replay: ImageReplay?) {
+        var problems = problems
+        // The rungs an app walks: smallest first, the replayed progressive variant last.
+        let bySize = rungs.sorted {
+            ($0.entry.width * $0.entry.height, $0.recipe.name) < ($1.entry.width * $1.entry.height, $1.recipe.name)
+        }
+        guard let full = bySize.last(where: { $0.recipe.progressive != nil }) ?? bySize.last else {
+            return (problems, nil)
+        }
+        let ordered = bySize.filter { $0.recipe.name != full.recipe.name } + [full]
+
+        let label =
+            outputLabel + "/"
+            + (FilePath.relative(full.entry.path, to: configuration.outputPrefixInManifest) ?? full.entry.path)
+        var replayOptions = ProgressiveReplay.Options(
+            chunkBytes: options.chunkBytes ?? configuration.replay.chunkBytes,
+            firstPaintBudget: configuration.replay.firstPaintBudget,
+            expectedScans: full.entry.scans)
+        replayOptions.maximumScans = ScanScript.maximumScans
+        let frames = options.frames
+        let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label) { scan, pixels in
+            frames?.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels)
+        }
+        for finding in report.problems {
+            problems.append(
+                VerificationProblem(path: label, kind: "replay-" + finding.kind, message: finding.message, image: key))
+        }
+
+        // The quality of each rung against the final full-size picture, for deciding what an app
+        // would replace with what.
+        var finalPixels: DecodedPixels?
+        if options.replay { finalPixels = try? DecodedPixels(decodingJPEG: full.bytes) }
+        var timelineRungs: [LadderTimeline.Rung] = []
+        for rung in ordered {
+            if rung.entry.path == full.entry.path {
+                let paints = report.scans.compactMap { scan in
+                    scan.shownAt.map {
+                        LadderTimeline.Rung.Paint(scan: scan.scan, offset: $0, ssim: options.replay ? scan.ssim : nil)
+                    }
+                }
+                timelineRungs.append(
+                    LadderTimeline.Rung(variant: rung.recipe.name, bytes: rung.bytes.count, paints: paints))
+                break
+            }
+            let quality = finalPixels.flatMap { Self.ssim(of: rung.bytes, against: $0) }
+            if let frames, let pixels = try? DecodedPixels(decodingJPEG: rung.bytes) {
+                frames.collect(image: key, variant: rung.recipe.name, scan: nil, pixels: pixels)
+            }
+            timelineRungs.append(
+                LadderTimeline.Rung(
+                    variant: rung.recipe.name, bytes: rung.bytes.count,
+                    paints: [LadderTimeline.Rung.Paint(scan: nil, offset: rung.bytes.count, ssim: quality)]))
+        }
+        var profileNames = options.profiles
+        for name in configuration.replay.budgets.keys.sorted() where !profileNames.contains(name) {
+            profileNames.append(name)
+        }
+        var timelines: [LadderTimeline] = []
+        for name in profileNames {
+            guard let profile = configuration.replay.profile(named: name) else { continue }
+            let timeline = LadderTimeline.simulate(timelineRungs, over: profile)
+            timelines.append(timeline)
+            guard let budget = configuration.replay.budgets[name] else { continue }
+            let who = source ?? key
+            if let limit = budget.firstPictureSeconds, let first = timeline.firstPictureSeconds, first > limit {
+                problems.append(
+                    VerificationProblem(
+                        path: label, kind: "budget",
+                        message:
+                            "on \(name) the first picture of \(who) shows after \(seconds(first)), over the budget of \(seconds(limit))",
+                        image: key))
+            }
+            if let limit = budget.completeSeconds, let complete = timeline.completeSeconds, complete > limit {
+                problems.append(
+                    VerificationProblem(
+                        path: label, kind: "budget",
+                        message:
+                            "on \(name) \(who) is complete after \(seconds(complete)), over the budget of \(seconds(limit))",
+                        image: key))
+            }
+        }
+        let replay = ImageReplay(
+            image: key, source: source, variant: full.recipe.name, report: report, timelines: timelines)
+        return (problems, options.replay || !timelines.isEmpty ? replay : nil)
+    }
+
+    /// SSIM of a thumbnail, scaled up to the final picture's size, against the final picture.
+    static func ssim(of thumbnail: [UInt8], against final: DecodedPixels) -> Double? {
+        guard let image = try? Image(decoding: thumbnail),
+            let scaled = try? image.resized(to: PixelSize(width: final.width, height: final.height)).inMemory(),
+            let pixels = try? scaled.decodedPixels()
+        else { return nil }
+        let value = ImageQuality.ssim(pixels.luma(), reference: final.luma(), width: final.width, height: final.height)
+        return (value * 10_000).rounded() / 10_000
+    }
+
+    // MARK: - Sources
+
+    /// Every current source must be in the manifest under its current content, and every
+    /// source the manifest names must still be there; a source that failed to build is a problem.
+    private func checkSources(_ manifest: Manifest) -> [VerificationProblem] {
+        var problems: [VerificationProblem] = []
+        let walk: SourceWalker.Result
+        do {
+            walk = try SourceWalker(configuration: configuration).walk()
+        } catch {
+            return [VerificationProblem(path: error.path, kind: "source-unreadable", message: error.description)]
+        }
+        let files = walk.files
+        let hashes = Mutex<[String: Result<String, FileSystemError>]>([:])
+        ParallelRunner.run(count: files.count, width: options.jobs) { index in
+            let file = files[index]
+            let result: Result<String, FileSystemError>
+            do throws(FileSystemError) {
+                result = .success(Checksum.hex(.sha1, of: try Builder.readSource(file.absolutePath, limit: Int.max)))
+            } catch {
+                result = .failure(error)
+            }
+            hashes.withLock { $0[file.path] = result }
+            return true
+        }
+        let current = hashes.withLock { $0 }
+        var listed: [String: String] = [:]
+        for (key, entry) in manifest.images { for path in entry.sources { listed[path] = key } }
+
+        for file in files {
+            switch current[file.path] {
+            case .failure(let error)?:
+                problems.append(
+                    VerificationProblem(path: file.path, kind: "source-unreadable", message: error.description))
+            case .success(let sha1)?:
+                if let reason = manifest.failures[file.path] {
+                    problems.append(
+                        VerificationProblem(
+                            path: file.path, kind: "build-failure", message: "the build failed on it: \(reason)"))
+                } else if listed[file.path] == sha1 {
+                    continue
+                } else if listed[file.path] != nil {
+                    problems.append(
+                        VerificationProblem(
+                            path: file.path, kind: "stale",
+                            message: "the source changed since the build; run ladder build"))
+                } else {
+                    problems.append(
+                        VerificationProblem(
+                            path: file.path, kind: "stale",
+                            message: "the source was added since the build; run ladder build"))
+                }
+            case nil:
+                continue
+            }
+        }
+        let present = Set(files.map(\.path))
+        for path in Set(listed.keys).union(manifest.failures.keys) where !present.contains(path) {
+            problems.append(
+                VerificationProblem(
+                    path: path, kind: "stale",
+                    message: "the manifest lists a source that no longer exists; run ladder build",
+                    image: listed[path]))
+        }
+        return problems
+    }
+
+    // MARK: - Orphans
+
+    /// Every file in the output folder must be known to the manifest (or be the manifest).
+    private func checkOrphans(_ manifest: Manifest, output: Directory) -> [VerificationProblem] {
+        let prefix = configuration.outputPrefixInManifest
+        var known: Set<String> = []
+        for entry in manifest.images.values {
+            for variant in entry.variants.values {
+                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
+                    known.insert(relative)
+                }
+            }
+        }
+        if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
+            known.insert(manifestInside)
+        }
+        var problems: [VerificationProblem] = []
+        func walk(_ directory: Directory, _ relative: String) {
+            guard let names = try? directory.entries() else { return }
+            for name in names {
+                let path = relative.isEmpty ? name : relative + "/" + name
+                guard let status = try? directory.status(of: name) else { continue }
+                switch status.kind {
+                case .directory:
+                    if let child = try? directory.subdirectory(name, create: false) { walk(child, path) }
+                case .regular where known.contains(path):
+                    continue
+                default:
+                    let what =
+                        status.kind == .symbolicLink
+                        ? "a symbolic link" : status.kind == .regular ? "a file" : "a special file"
+                    problems.append(
+                        VerificationProblem(
+                            path: outputLabel + "/" + path, kind: "orphan",
+                            message: "\(what) the manifest does not know"))
+                }
+            }
+        }
+        walk(output, "")
+        return problems
+    }
+}
+
+private func seconds(_ value: Double) -> String {
+    String(format: "%.2f s", value)
+}
+
+#if canImport(Glibc)
+    import Glibc
+#endif

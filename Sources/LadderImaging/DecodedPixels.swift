@@ -1,0 +1,151 @@
+internal import CLadder
+import Foundation
+
+/// 8-bit pixels in memory, interleaved, rows top to bottom.
+public struct DecodedPixels: Sendable, Equatable {
+    /// What the samples mean.
+    public enum ColorModel: Sendable, Equatable {
+        case grayscale
+        case rgb
+        /// JPEG's YCbCr (full-range BT.601), as the decoder produces it before color conversion.
+        case yCbCr
+        case cmyk
+
+        /// From libjpeg's J_COLOR_SPACE value.
+        init(libjpeg value: Int32, components: Int) {
+            switch value {
+            case 1: self = .grayscale
+            case 3: self = .yCbCr
+            case 4, 5: self = .cmyk
+            default: self = components == 1 ? .grayscale : .rgb
+            }
+        }
+    }
+
+    public var width: Int
+    public var height: Int
+    /// 1 (grayscale), 3 (RGB or YCbCr) or 4 (CMYK).
+    public var components: Int
+    public var colorModel: ColorModel
+    public var samples: [UInt8]
+
+    public init(width: Int, height: Int, components: Int, colorModel: ColorModel? = nil, samples: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.components = components
+        self.colorModel = colorModel ?? (components == 1 ? .grayscale : components == 4 ? .cmyk : .rgb)
+        self.samples = samples
+    }
+
+    /// Decodes a whole JPEG in one pass with libjpeg-turbo: what a viewer given the complete
+    /// file shows (Wraps jpeg_read_scanlines() over the whole image).
+    public init(decodingJPEG bytes: [UInt8]) throws(ImagingError) {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var components: Int32 = 0
+        var colorSpace: Int32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            ladder_jpeg_decode(
+                buffer.baseAddress!, buffer.count, &pixels, &width, &height, &components, &colorSpace, &message,
+                message.count)
+        }
+        guard status == 0, let pixels else {
+            throw ImagingError(operation: "decode JPEG", path: nil, reason: cString(message))
+        }
+        defer { free(pixels) }
+        let count = Int(width) * Int(height) * Int(components)
+        self.init(
+            width: Int(width), height: Int(height), components: Int(components),
+            colorModel: ColorModel(libjpeg: colorSpace, components: Int(components)),
+            samples: Array(UnsafeBufferPointer(start: pixels, count: count)))
+    }
+
+    /// The luma plane, which quality measures compare: the plane the eye judges sharpness by.
+    /// For YCbCr it is the decoder's own Y; grayscale is its own luma; RGB uses Rec. 601
+    /// weights; CMYK the mean of its inverted channels.
+    public func luma() -> [UInt8] {
+        switch colorModel {
+        case .grayscale:
+            return samples
+        case .yCbCr:
+            return stride(from: 0, to: samples.count, by: 3).map { samples[$0] }
+        case .rgb:
+            var plane = [UInt8](repeating: 0, count: width * height)
+            samples.withUnsafeBufferPointer { source in
+                plane.withUnsafeMutableBufferPointer { target in
+                    for index in 0..<(width * height) {
+                        let r = Int(source[index * 3])
+                        let g = Int(source[index * 3 + 1])
+                        let b = Int(source[index * 3 + 2])
+                        // 0.299, 0.587, 0.114 in 16-bit fixed point, rounded.
+                        target[index] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
+                    }
+                }
+            }
+            return plane
+        default:
+            var plane = [UInt8](repeating: 0, count: width * height)
+            for index in 0..<(width * height) {
+                var sum = 0
+                for channel in 0..<components { sum += Int(samples[index * components + channel]) }
+                plane[index] = UInt8(255 - sum / components)
+            }
+            return plane
+        }
+    }
+
+    /// The same picture as RGB (or grayscale), for showing: YCbCr is converted with JPEG's
+    /// full-range BT.601 equations, CMYK naively.
+    public func displayable() -> DecodedPixels {
+        switch colorModel {
+        case .grayscale, .rgb:
+            return self
+        case .yCbCr:
+            var rgb = [UInt8](repeating: 0, count: samples.count)
+            for index in stride(from: 0, to: samples.count, by: 3) {
+                let y = Double(samples[index])
+                let cb = Double(samples[index + 1]) - 128
+                let cr = Double(samples[index + 2]) - 128
+                rgb[index] = clampToByte(y + 1.402 * cr)
+                rgb[index + 1] = clampToByte(y - 0.344136 * cb - 0.714136 * cr)
+                rgb[index + 2] = clampToByte(y + 1.772 * cb)
+            }
+            return DecodedPixels(width: width, height: height, components: 3, colorModel: .rgb, samples: rgb)
+        case .cmyk:
+            var rgb = [UInt8](repeating: 0, count: width * height * 3)
+            for pixel in 0..<(width * height) {
+                let k = 255 - Double(samples[pixel * 4 + 3])
+                for channel in 0..<3 {
+                    rgb[pixel * 3 + channel] = clampToByte((255 - Double(samples[pixel * 4 + channel])) * k / 255)
+                }
+            }
+            return DecodedPixels(width: width, height: height, components: 3, colorModel: .rgb, samples: rgb)
+        }
+    }
+
+    /// An image of these pixels, for resizing and encoding.
+    public func image() throws(ImagingError) -> Image {
+        let shown = displayable()
+        return try Image(
+            pixels: shown.samples, width: width, height: height, bands: shown.components,
+            space: shown.components == 1 ? .grayscale : .sRGB)
+    }
+}
+
+extension Image {
+    /// The pixels of this in-memory 8-bit image.
+    public func decodedPixels() throws(ImagingError) -> DecodedPixels {
+        let samples = try withPixels { Array($0) }
+        return DecodedPixels(width: width, height: height, components: bands, samples: samples)
+    }
+}
+
+private func clampToByte(_ value: Double) -> UInt8 {
+    UInt8(max(0, min(255, value.rounded())))
+}
+
+func cString(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

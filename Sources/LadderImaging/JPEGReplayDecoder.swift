@@ -1,0 +1,96 @@
+internal import CLadder
+
+/// libjpeg-turbo in buffered-image mode, fed a JPEG a few bytes at a time as a browser or an
+/// incremental image source is: after each step it can render the picture as it stands.
+///
+/// Not `Sendable`: one replay belongs to the function that runs it.
+public final class JPEGReplayDecoder {
+    /// Where the decoder stands after `advance(to:)`.
+    public struct State: Sendable, Equatable {
+        public var headerReady: Bool
+        public var width: Int
+        public var height: Int
+        public var components: Int
+        public var colorModel: DecodedPixels.ColorModel
+        public var isProgressive: Bool
+        /// Scans whose data libjpeg has wholly absorbed.
+        public var scansCompleted: Int
+        /// The scan libjpeg is reading (1-based; 0 before the first).
+        public var inputScan: Int
+        /// True once every component has its DC coefficients: the first moment a browser paints.
+        public var allDCReceived: Bool
+        /// True once the end-of-image marker has been read.
+        public var inputComplete: Bool
+        /// Corrupt-data warnings libjpeg raised so far.
+        public var warnings: Int
+    }
+
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    private let handle: OpaquePointer
+    public private(set) var state = State(
+        headerReady: false, width: 0, height: 0, components: 0, colorModel: .rgb, isProgressive: false,
+        scansCompleted: 0, inputScan: 0,
+        allDCReceived: false, inputComplete: false, warnings: 0)
+
+    /// Prepares to replay `bytes`; a file that starts more than `maximumScans` scans is refused
+    /// when it does, before those scans are decoded.
+    public init(_ bytes: [UInt8], maximumScans: Int) throws(ImagingError) {
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
+        _ = copy.initialize(from: bytes)
+        guard let handle = ladder_replay_new(copy.baseAddress!, bytes.count, Int32(maximumScans)) else {
+            copy.deallocate()
+            throw ImagingError(operation: "start a replay", path: nil, reason: "out of memory")
+        }
+        self.bytes = UnsafeMutableBufferPointer(start: copy.baseAddress, count: bytes.count)
+        self.handle = handle
+    }
+
+    deinit {
+        ladder_replay_free(handle)
+        bytes.deallocate()
+    }
+
+    /// The file's length.
+    public var length: Int { bytes.count }
+
+    /// Makes the first `available` bytes visible and lets libjpeg absorb what it can.
+    @discardableResult
+    public func advance(to available: Int) throws(ImagingError) -> State {
+        var raw = ladder_replay_state()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = ladder_replay_advance(handle, available, &raw, &message, message.count)
+        state = State(
+            headerReady: raw.header_ready != 0, width: Int(raw.width), height: Int(raw.height),
+            components: Int(raw.components),
+            colorModel: DecodedPixels.ColorModel(libjpeg: raw.color_space, components: Int(raw.components)),
+            isProgressive: raw.progressive != 0, scansCompleted: Int(raw.scans_completed),
+            inputScan: Int(raw.input_scan),
+            allDCReceived: raw.all_dc_received != 0, inputComplete: raw.input_complete != 0, warnings: raw.warnings)
+        guard status == 0 else {
+            throw ImagingError(operation: "decode progressively", path: nil, reason: cString(message))
+        }
+        return state
+    }
+
+    /// The picture as it stands once scan `scan` is complete, with block smoothing as browsers do.
+    /// libjpeg must have moved past the scan (`inputScan > scan`, or the input is complete).
+    public func render(scan: Int) throws(ImagingError) -> DecodedPixels {
+        guard state.headerReady else {
+            throw ImagingError(operation: "render", path: nil, reason: "the header has not arrived")
+        }
+        var samples = [UInt8](repeating: 0, count: state.width * state.height * state.components)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = samples.withUnsafeMutableBufferPointer {
+            ladder_replay_render(handle, Int32(scan), $0.baseAddress!, &message, message.count)
+        }
+        guard status == 0 else {
+            throw ImagingError(operation: "render scan \(scan)", path: nil, reason: cString(message))
+        }
+        return DecodedPixels(
+            width: state.width, height: state.height, components: state.components, colorModel: state.colorModel,
+            samples: samples)
+    }
+
+    /// The text of libjpeg's last warning ("Corrupt JPEG data: ..."), or "".
+    public var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
+}

@@ -1,0 +1,127 @@
+import LadderCore
+import LadderImaging
+import LadderTestSupport
+import Testing
+
+@Suite("Progressive replay")
+struct ReplayTests {
+    init() { TestImages.start() }
+
+    static func fiveScanJPEG(width: Int = 900, height: Int = 600) throws -> [UInt8] {
+        try TestImages.gradient(width: width, height: height).jpegEncoded(
+            JPEGEncoding(quality: 85, fullChroma: false, scans: ScanScript.recommendedColor.scans))
+    }
+
+    @Test("a 5-scan file shows 5 pictures at rising offsets, each closer to the final one, the last identical")
+    func fiveScans() throws {
+        let jpeg = try Self.fiveScanJPEG()
+        let report = ProgressiveReplay(options: .init(chunkBytes: 4096, expectedScans: 5)).replay(jpeg, path: "x.jpg")
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.scans.count == 5)
+        let offsets = report.scans.map(\.endOffset)
+        #expect(offsets == offsets.sorted() && Set(offsets).count == 5)
+        #expect(offsets.last == jpeg.count)
+        // Each scan is complete right after its data: at most the next scan's header later.
+        let structure = try JPEGStructure(parsing: jpeg)
+        for (scan, segment) in zip(report.scans, structure.scans) {
+            #expect(scan.endOffset >= segment.endOffset && scan.endOffset <= segment.endOffset + 400)
+        }
+        for (previous, next) in zip(report.scans, report.scans.dropFirst()) {
+            #expect(next.psnr >= previous.psnr - 0.5 && next.ssim >= previous.ssim - 0.01)
+        }
+        #expect(report.scans.last?.psnr == 99 && report.scans.last?.ssim == 1)
+        #expect(report.scans[0].psnr < 40, "the first picture is visibly rough")
+        #expect(report.matchesOneShotDecode)
+        #expect(report.firstPaintOffset == report.scans[0].endOffset)
+        #expect(try #require(report.firstShownAt) % 4096 == 0)
+    }
+
+    @Test("a baseline JPEG gives one picture, at the end")
+    func baseline() throws {
+        let jpeg = try TestImages.gradientJPEG(width: 400, height: 300)
+        let report = ProgressiveReplay().replay(jpeg, path: "b.jpg")
+        #expect(!report.progressive)
+        #expect(report.scans.count == 1)
+        #expect(report.scans[0].endOffset == jpeg.count && report.scans[0].shownAt == jpeg.count)
+        #expect(report.problems.isEmpty)
+    }
+
+    @Test("an EXIF thumbnail's own markers do not count as scans")
+    func exifThumbnail() throws {
+        let report = ProgressiveReplay().replay(try TestImages.cameraJPEG(), path: "c.jpg")
+        #expect(report.scans.count == 1)
+        #expect(report.problems.isEmpty)
+    }
+
+    @Test("a truncated file is reported, with the pictures it can still show")
+    func truncated() throws {
+        let jpeg = try Self.fiveScanJPEG()
+        let cut = Array(jpeg.prefix(jpeg.count * 3 / 4))
+        let report = ProgressiveReplay().replay(cut, path: "t.jpg")
+        #expect(report.problems.contains { $0.kind == "truncated" })
+        #expect(report.scans.count >= 3)
+    }
+
+    @Test("a file with more than 100 scans is refused before decoding")
+    func manyScans() throws {
+        // DC, then every AC coefficient in two successive-approximation steps: 127 scans.
+        var scans = [JPEGScan(components: [0], ss: 0, se: 0, ah: 0, al: 0)]
+        for coefficient in 1...63 {
+            scans.append(JPEGScan(components: [0], ss: coefficient, se: coefficient, ah: 0, al: 1))
+        }
+        for coefficient in 1...63 {
+            scans.append(JPEGScan(components: [0], ss: coefficient, se: coefficient, ah: 1, al: 0))
+        }
+        var pixels = [UInt8](repeating: 0, count: 64 * 64)
+        for index in pixels.indices { pixels[index] = UInt8(index % 251) }
+        let image = try Image(pixels: pixels, width: 64, height: 64, bands: 1, space: .grayscale)
+        let jpeg = try image.jpegEncoded(JPEGEncoding(quality: 90, fullChroma: true, scans: scans))
+        #expect(try JPEGStructure(parsing: jpeg).scans.count == 127)
+        let report = ProgressiveReplay().replay(jpeg, path: "bomb.jpg")
+        #expect(report.problems.map(\.kind) == ["too-many-scans"])
+        #expect(report.scans.isEmpty, "nothing was decoded")
+    }
+
+    @Test("damage the decoder notices is reported, and no damage crashes the replay", arguments: [0.3, 0.5, 0.8])
+    func damaged(_ position: Double) throws {
+        let jpeg = try Self.fiveScanJPEG(width: 300, height: 200)
+        let index = Int(Double(jpeg.count) * position)
+        // Garbage in the entropy-coded data: the replay runs to its end whatever it decodes.
+        var garbled = jpeg
+        for offset in 0..<40 { garbled[index + offset] = UInt8((offset * 37) % 256) }
+        let garbledReport = ProgressiveReplay().replay(garbled, path: "g.jpg")
+        #expect(garbledReport.problems.allSatisfy { !$0.message.isEmpty })
+        // A marker that cuts the data short: the decoder notices.
+        var cut = jpeg
+        cut[index] = 0xFF
+        cut[index + 1] = 0xD9
+        let cutReport = ProgressiveReplay().replay(cut, path: "c.jpg")
+        #expect(!cutReport.problems.isEmpty)
+    }
+
+    @Test("not a JPEG at all is reported as malformed")
+    func notJPEG() {
+        let report = ProgressiveReplay().replay(Array("GIF89a and more".utf8), path: "n.jpg")
+        #expect(report.problems.map(\.kind) == ["malformed"])
+    }
+
+    @Test("the ladder timeline requests rungs one after another and shows only better pictures")
+    func timeline() {
+        let profile = NetworkProfile(name: "test", downlinkKilobitsPerSecond: 800, roundTripMilliseconds: 100)
+        let rungs = [
+            LadderTimeline.Rung(variant: "small", bytes: 5000, paints: [.init(scan: nil, offset: 5000, ssim: 0.6)]),
+            LadderTimeline.Rung(variant: "large", bytes: 50000, paints: [.init(scan: nil, offset: 50000, ssim: 0.9)]),
+            LadderTimeline.Rung(
+                variant: "full", bytes: 200_000,
+                paints: [.init(scan: 1, offset: 40000, ssim: 0.85), .init(scan: 2, offset: 200_000, ssim: 1)]),
+        ]
+        let timeline = LadderTimeline.simulate(rungs, over: profile)
+        // 100 ms round trip, then 5000 bytes at 100 kB/s.
+        #expect(timeline.firstPictureSeconds == 0.15)
+        #expect(
+            timeline.events.map(\.shown) == [true, true, false, true],
+            "the full file's first scan is worse than the large thumb")
+        #expect(timeline.events[1].seconds == 0.15 + 0.6)
+        #expect(timeline.completeSeconds == 0.75 + 2.1)
+    }
+}

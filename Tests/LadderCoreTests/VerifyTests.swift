@@ -1,0 +1,167 @@
+import Foundation
+import LadderCore
+import LadderImaging
+import LadderManifest
+import LadderTestSupport
+import Testing
+
+/// `ladder verify` after real builds, with the tampering CI must catch.
+@Suite("Verify")
+struct VerifyTests {
+    static func builtProject(
+        photos: Int = 3, pipeline: String = #"{"sources": ["photos"]}"#
+    ) throws -> TemporaryDirectory {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        for index in 0..<photos {
+            try folder.write(TestImages.gradientJPEG(width: 600, height: 400, seed: index), to: "photos/p\(index).jpg")
+        }
+        try Pipelines.write(pipeline, in: folder)
+        try Pipelines.build(in: folder)
+        return folder
+    }
+
+    static func verify(
+        _ folder: TemporaryDirectory, replay: Bool = false, profiles: [String] = []
+    ) throws -> VerificationReport {
+        try Verifier(
+            configuration: Pipelines.configuration(in: folder), options: .init(replay: replay, profiles: profiles)
+        ).run()
+    }
+
+    static func manifest(_ folder: TemporaryDirectory) throws -> Manifest {
+        try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+    }
+
+    /// The output-relative paths of every variant named `name`, sorted.
+    static func files(_ name: String, in folder: TemporaryDirectory) throws -> [String] {
+        try manifest(folder).images.values.compactMap { $0.variants[name]?.path }.sorted()
+    }
+
+    static func kinds(_ report: VerificationReport) -> [String] { report.problems.map(\.kind) }
+
+    @Test("a fresh build verifies with no problems")
+    func clean() throws {
+        let folder = try Self.builtProject()
+        let report = try Self.verify(folder)
+        #expect(report.isOK, "\(report.problems)")
+        #expect(report.images == 3 && report.variants == 9)
+    }
+
+    @Test("a flipped byte, a deleted file, a baseline or a 10-scan full variant are each named")
+    func tampering() throws {
+        let folder = try Self.builtProject(photos: 4)
+        let full = try Self.files("full", in: folder)
+        var flipped = try folder.read("build/variants/" + full[0])
+        flipped[flipped.count / 2] ^= 0x01
+        try folder.write(flipped, to: "build/variants/" + full[0])
+        try FileManager.default.removeItem(atPath: folder.path("build/variants/" + full[1]))
+        let baseline = try Image(decoding: folder.read("build/variants/" + full[2])).encoded(as: ".jpg[Q=85]")
+        try folder.write(baseline, to: "build/variants/" + full[2])
+        let tenScans = try Image(decoding: folder.read("build/variants/" + full[3])).encoded(as: ".jpg[Q=85,interlace]")
+        try folder.write(tenScans, to: "build/variants/" + full[3])
+
+        let report = try Self.verify(folder)
+        #expect(!report.isOK)
+        func problems(_ file: String) -> Set<String> {
+            Set(report.problems.filter { $0.path.hasSuffix(file) }.map(\.kind))
+        }
+        #expect(problems(full[0]).contains("checksum"))
+        #expect(problems(full[1]) == ["missing"])
+        #expect(problems(full[2]).isSuperset(of: ["checksum", "not-progressive"]))
+        #expect(problems(full[3]).isSuperset(of: ["checksum", "scan-count"]))
+        #expect(report.problems.first { $0.kind == "scan-count" }?.message.contains("10 scans") == true)
+    }
+
+    @Test("unknown files in the output folder and changed, added or removed sources are reported")
+    func orphansAndStaleSources() throws {
+        let folder = try Self.builtProject()
+        try folder.write("hello", to: "build/variants/notes.txt")
+        try folder.write(TestImages.gradientJPEG(width: 300, height: 200, seed: 7), to: "photos/new.jpg")
+        try folder.write(TestImages.gradientJPEG(width: 300, height: 200, seed: 8), to: "photos/p0.jpg")
+        try FileManager.default.removeItem(atPath: folder.path("photos/p1.jpg"))
+        let report = try Self.verify(folder)
+        let found = Set(report.problems.map { "\($0.path) \($0.kind)" })
+        #expect(found.contains("build/variants/notes.txt orphan"))
+        #expect(found.contains("photos/new.jpg stale"))
+        #expect(found.contains("photos/p0.jpg stale"))
+        #expect(found.contains("photos/p1.jpg stale"))
+    }
+
+    @Test("GPS, an orientation tag or extra tags in a variant break the metadata policy")
+    func metadataPolicy() throws {
+        let folder = try Self.builtProject(photos: 1)
+        let path = try #require(try Self.files("large_thumb", in: folder).first)
+        // A variant re-encoded by libvips with camera metadata, recorded as if the build made it,
+        // so that only the metadata check can catch it.
+        let camera = try TestImages.cameraJPEG(width: 640, height: 427, orientation: 6)
+        let planted = try Image(decoding: camera).withMetadata(
+            strings: ["exif-ifd3-GPSLatitudeRef": "N", "exif-ifd3-GPSLatitude": "51/1 30/1 0/1"],
+            integers: ["orientation": 6]
+        ).encoded(as: ".jpg[Q=82]")
+        try folder.write(planted, to: "build/variants/" + path)
+        var manifest = try Self.manifest(folder)
+        let key = try #require(manifest.images.keys.first)
+        manifest.images[key]?.variants["large_thumb"]?.bytes = planted.count
+        manifest.images[key]?.variants["large_thumb"]?.sha256 = Checksum.hex(.sha256, of: planted)
+        try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+
+        let report = try Self.verify(folder)
+        let kinds = Set(Self.kinds(report))
+        #expect(kinds.isSuperset(of: ["gps", "orientation", "metadata"]))
+        #expect(!kinds.contains("checksum"))
+    }
+
+    @Test("a manifest path that climbs out of the output folder is reported and never followed")
+    func unsafePath() throws {
+        let folder = try Self.builtProject(photos: 1)
+        var manifest = try Self.manifest(folder)
+        let key = try #require(manifest.images.keys.first)
+        manifest.images[key]?.variants["full"]?.path = "../../photos/p0.jpg"
+        try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        let report = try Self.verify(folder)
+        #expect(Self.kinds(report).contains("unsafe-path"), "\(report.problems)")
+        #expect(
+            !report.problems.contains { $0.path.contains("photos/p0.jpg") && $0.kind == "checksum" },
+            "the file is not read")
+    }
+
+    @Test("a missing or unreadable manifest is one clear problem")
+    func badManifest() throws {
+        let folder = try Self.builtProject(photos: 1)
+        try folder.write("{ nope", to: "build/variants/manifest.json")
+        #expect(Self.kinds(try Self.verify(folder)) == ["manifest-invalid"])
+        try FileManager.default.removeItem(atPath: folder.path("build/variants/manifest.json"))
+        #expect(Self.kinds(try Self.verify(folder)) == ["manifest-missing"])
+    }
+
+    @Test("with replay, every full-size variant loads in 5 scans, first picture within the budget, quality rising")
+    func replay() throws {
+        let folder = try Self.builtProject()
+        let report = try Self.verify(folder, replay: true, profiles: ["3g"])
+        #expect(report.isOK, "\(report.problems)")
+        #expect(report.replays.count == 3)
+        for replay in report.replays {
+            #expect(replay.report.scans.count == 5)
+            #expect(replay.report.matchesOneShotDecode)
+            #expect(try #require(replay.report.firstPaintShare) < 0.25)
+            let timeline = try #require(replay.timelines.first)
+            #expect(timeline.events.first?.variant == "small_thumb", "the smallest rung comes first")
+            #expect(timeline.events.last?.variant == "full")
+        }
+        #expect(report.medianFirstPaintShare != nil && report.medianFirstScanSSIM != nil)
+    }
+
+    @Test("a time budget that is exceeded fails verify")
+    func budgets() throws {
+        let folder = try Self.builtProject(
+            photos: 1,
+            pipeline:
+                #"{"sources": ["photos"], "replay": {"budgets": {"slow-2g": {"firstPictureSeconds": 0.5, "completeSeconds": 600}}}}"#
+        )
+        let report = try Self.verify(folder)
+        let budget = try #require(report.problems.first { $0.kind == "budget" })
+        #expect(budget.message.contains("slow-2g") && budget.message.contains("first picture"))
+        #expect(report.problems.filter { $0.kind == "budget" }.count == 1, "the generous complete budget holds")
+    }
+}
