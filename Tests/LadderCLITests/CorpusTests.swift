@@ -152,3 +152,42 @@ struct CorpusReplayTests {
         #expect(baselineCount >= 10)
     }
 }
+
+/// The corpus's broken and hostile files beside good ones, built by the real executable.
+@Suite("Corpus of bad files", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+struct CorpusBadFilesTests {
+    @Test("a folder mixing bad files with good photos builds the good ones, lists every bad one, and verifies")
+    func badFiles() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        TestImages.start()
+        let folder = TemporaryDirectory("ladder-bad")
+        for index in 0..<3 {
+            try folder.write(
+                TestImages.gradientJPEG(width: 800, height: 600, seed: index), to: "good/photo\(index).jpg")
+        }
+        let bad = try #require(Corpus.path("bad"))
+        try folder.write("{\"sources\": [\"good\", \"\(bad)\"]}", to: "pipeline.json")
+        let started = ContinuousClock.now
+        let result = try LadderExecutable.run(["build", "--json"], in: folder.path)
+        #expect(ContinuousClock.now - started < .seconds(120), "every bomb is refused or stopped in time")
+        #expect(result.status == 1)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let failed = try #require(summary["failed"] as? [[String: String]])
+        let manifest = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+        let goodBuilt = manifest.images.values.flatMap(\.sources).filter { $0.hasPrefix("good/") }
+        #expect(goodBuilt.count == 3)
+        let badFiles = Corpus.files(in: "bad").filter {
+            SourceFilter.imageExtensions.matches(($0 as NSString).lastPathComponent)
+        }
+        let accounted = Set(manifest.failures.keys).union(manifest.images.values.flatMap(\.sources))
+        for file in badFiles {
+            #expect(accounted.contains(file), "\(file) is either built or listed as a failure")
+        }
+        #expect(failed.count == manifest.failures.count)
+        for failure in failed {
+            #expect(failure["reason"]?.isEmpty == false && manifest.failures[failure["source"]!] == failure["reason"])
+        }
+        let verify = try LadderExecutable.run(["verify"], in: folder.path)
+        #expect(verify.status == 0, "\(verify.output)")
+    }
+}

@@ -60,7 +60,64 @@ struct ProcessTests {
         #expect(result.error.contains("another ladder build"))
     }
 
+    @Test("a decode that runs past the time limit is stopped, and the batch goes on")
+    func timeLimit() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 2, size: 300)
+        // A large progressive image takes well over the tiny limit set here to decode.
+        let large = try Image(
+            pixels: [UInt8](repeating: 90, count: 9000 * 9000), width: 9000, height: 9000, bands: 1, space: .grayscale)
+        let slow = try large.jpegEncoded(
+            JPEGEncoding(quality: 80, fullChroma: true, scans: ScanScript.recommendedGrayscale.scans))
+        try folder.write(slow, to: "photos/slow.jpg")
+        try folder.write(#"{"sources": ["photos"], "limits": {"timeoutSeconds": 0.3}}"#, to: "pipeline.json")
+
+        let started = ContinuousClock.now
+        let result = try LadderExecutable.run(["build", "--json"], in: folder.path)
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(result.status == 1)
+        #expect(result.output.contains("\"built\":2"))
+        #expect(result.output.contains("took longer than the time limit of 0.3 s"))
+
+    }
+
+    @Test("a full disk stops the build with 74 and the previous manifest and files stay valid")
+    func diskFull() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 2, size: 600)
+        let mount = folder.path("small-disk")
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        guard DiskImage.mountTmpfs(at: mount, megabytes: 2) else {
+            print("disk-full test skipped: cannot mount a tmpfs here (needs root)")
+            return
+        }
+        defer { DiskImage.unmount(mount) }
+        try folder.write(#"{"sources": ["photos"], "output": "small-disk/variants"}"#, to: "pipeline.json")
+        #expect(try LadderExecutable.run(["build"], in: folder.path).status == 0)
+        let before = try folder.read("small-disk/variants/manifest.json")
+        // Sources that need far more than the disk holds.
+        for index in 10..<16 {
+            try folder.write(
+                TestImages.gradientJPEG(width: 2400, height: 1800, seed: index, quality: 98),
+                to: "photos/big\(index).jpg")
+        }
+        let full = try LadderExecutable.run(["build"], in: folder.path)
+        #expect(full.status == 74)
+        #expect(full.error.contains("No space left on device"))
+        #expect(try folder.read("small-disk/variants/manifest.json") == before, "the previous manifest is intact")
+        let manifest = try Manifest(jsonData: Data(before))
+        for entry in manifest.images.values {
+            for variant in entry.variants.values {
+                let bytes = try folder.read("small-disk/variants/" + variant.path)
+                #expect(Checksum.hex(.sha256, of: bytes) == variant.sha256)
+            }
+        }
+        #expect(
+            !folder.files(under: "small-disk").contains { $0.contains(".ladder-tmp-") }, "no temporary file is left")
+    }
+
     @Test("kill -9 at any moment leaves a valid manifest, and the next run completes it")
+
     func killedBuilds() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 12)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Rendering")
 struct RenderingTests {
     static let variants = PipelineConfiguration.defaultVariants
-    static let settings = RenderSettings(background: .white, keep: [], strictness: .warning)
+    static let settings = RenderSettings(background: .white, keep: [])
 
     init() { TestImages.start() }
 
@@ -95,7 +95,7 @@ struct RenderingTests {
     @Test("transparent pixels are flattened onto the configured background")
     func alpha() throws {
         for background in [RGBColor.white, RGBColor(hex: "#102030")!] {
-            let settings = RenderSettings(background: background, keep: [], strictness: .warning)
+            let settings = RenderSettings(background: background, keep: [])
             let rendered = try Self.render(TestImages.halfTransparentPNG(), settings: settings)
             let image = try Image(decoding: Self.variant("full", of: rendered).bytes)
             #expect(image.bands == 3)
@@ -131,7 +131,7 @@ struct RenderingTests {
 
     @Test("the keep list carries the chosen tags and nothing else")
     func keepList() throws {
-        let settings = RenderSettings(background: .white, keep: [.artist, .copyright], strictness: .warning)
+        let settings = RenderSettings(background: .white, keep: [.artist, .copyright])
         let rendered = try Self.render(TestImages.cameraJPEG(orientation: 6), settings: settings)
         let exif = try #require(try ImageHeader(reading: Self.variant("full", of: rendered).bytes).exif)
         #expect(exif.fields == [.artist: "Ada Lovelace", .copyright: "(c) 2026 Ada Lovelace"])
@@ -148,11 +148,52 @@ struct RenderingTests {
         }
     }
 
-    @Test("bytes that are no image fail with the decoder's reason")
-    func notAnImage() {
-        #expect { try Self.render(Array("hello, this is text".utf8)) } throws: { error in
-            "\(error)".contains("read the header")
+    @Test(
+        "content, not the name, decides the type: what is not a supported image is refused with what it is",
+        arguments: [
+            ("hello, this is text", "the content is text"),
+            ("<?xml version=\"1.0\"?><svg xmlns=\"http://www.w3.org/2000/svg\"/>", "an SVG document"),
+            ("%PDF-1.4 ...", "a PDF document"),
+            ("", "an empty file"),
+        ])
+    func notAnImage(_ content: String, _ reason: String) {
+        #expect { try Self.render(Array(content.utf8)) } throws: { "\($0)".contains(reason) }
+    }
+
+    @Test("a format left out of decoding.formats is refused by name")
+    func disabledFormat() throws {
+        var limits = DecodeLimits()
+        limits.formats = [.jpeg]
+        let settings = RenderSettings(background: .white, keep: [], limits: limits)
+        #expect { try Self.render(TestImages.halfTransparentPNG(), settings: settings) } throws: { error in
+            "\(error)".contains("PNG files are not enabled")
         }
-        #expect { try Self.render([]) } throws: { "\($0)".contains("empty") }
+        // And libvips itself refuses it: the loader is blocked, whatever asks for it.
+        #expect(throws: ImagingError.self) { try ImageHeader(reading: TestImages.halfTransparentPNG()) }
+        Imaging.allowLoaders(Set(ImageFormat.allCases))
+    }
+
+    @Test("images declared over the pixel or side limits are refused before decoding")
+    func pixelLimits() throws {
+        let png = TestImages.pngHeaderOnly(width: 30_000, height: 30_000)
+        #expect { try Self.render(png) } throws: { "\($0)".contains("over the limit of 100000000 (limits.maxPixels)") }
+        var limits = DecodeLimits()
+        limits.maxSide = 300
+        let settings = RenderSettings(background: .white, keep: [], limits: limits)
+        #expect { try Self.render(TestImages.gradientJPEG(width: 400, height: 300), settings: settings) } throws: {
+            error in
+            "\(error)".contains("limits.maxSide")
+        }
+        #expect {
+            try Self.render(TestImages.jpegDeclaring(width: 64_250, height: 64_250))
+        } throws: { "\($0)".contains("refused before decoding") }
+    }
+
+    @Test("a JPEG with thousands of scans is refused before any decoding, in well under a second")
+    func scanBomb() throws {
+        let bomb = try TestImages.scanBombJPEG(scans: 3000)
+        let started = ContinuousClock.now
+        #expect { try Self.render(bomb) } throws: { "\($0)".contains("more than 100 scans") }
+        #expect(ContinuousClock.now - started < .seconds(1))
     }
 }

@@ -66,3 +66,27 @@ public enum LadderExecutable {
         )
     }
 }
+
+/// Small file systems for disk-full tests.
+public enum DiskImage {
+    /// Mounts a tmpfs of `megabytes` at `path`; false when this machine does not allow it.
+    public static func mountTmpfs(at path: String, megabytes: Int) -> Bool {
+        run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
+    }
+
+    public static func unmount(_ path: String) {
+        _ = run("/bin/umount", [path])
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: executable) else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}

@@ -171,3 +171,96 @@ public enum TestImages {
         return try Image.animation(frames: [frame([220, 20, 20]), frame([20, 20, 220])]).encoded(as: ".gif")
     }
 }
+
+// MARK: - Hostile files
+
+extension TestImages {
+    /// A PNG whose header declares `width` x `height` but whose data is a few bytes: a pixel bomb
+    /// that is cheap to make. Decoders refuse it once they try to read rows; the header alone
+    /// is valid, CRCs included.
+    public static func pngHeaderOnly(width: Int, height: Int) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+        }
+        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]
+        // A zlib stream of one stored, empty block.
+        let data: [UInt8] = [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", data)
+            + chunk("IEND", [])
+    }
+
+    /// A small JPEG whose frame header is rewritten to declare `width` x `height`.
+    public static func jpegDeclaring(width: Int, height: Int) throws -> [UInt8] {
+        var jpeg = try gradientJPEG(width: 64, height: 64)
+        var index = 2
+        while index + 9 < jpeg.count {
+            let marker = jpeg[index + 1]
+            let length = Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3])
+            if marker == 0xC0 || marker == 0xC2 {
+                jpeg[index + 5] = UInt8(height >> 8)
+                jpeg[index + 6] = UInt8(height & 0xFF)
+                jpeg[index + 7] = UInt8(width >> 8)
+                jpeg[index + 8] = UInt8(width & 0xFF)
+                break
+            }
+            index += 2 + length
+        }
+        return jpeg
+    }
+
+    /// A progressive JPEG of a flat grey square whose last scan (a few bytes: one run of empty
+    /// blocks) is repeated until the file has `scans` scans. libjpeg decodes every one of them,
+    /// visiting every block each time: a small file that costs minutes of CPU when large enough.
+    public static func scanBombJPEG(scans: Int, side: Int = 256) throws -> [UInt8] {
+        let script = [
+            JPEGScan(components: [0], ss: 0, se: 0, ah: 0, al: 0),
+            JPEGScan(components: [0], ss: 1, se: 63, ah: 0, al: 1),
+            JPEGScan(components: [0], ss: 1, se: 63, ah: 1, al: 0),
+        ]
+        let pixels = [UInt8](repeating: 128, count: side * side)
+        let image = try Image(pixels: pixels, width: side, height: side, bands: 1, space: .grayscale)
+
+        let jpeg = try image.jpegEncoded(JPEGEncoding(quality: 90, fullChroma: true, scans: script))
+        // The last scan runs from its DHT (or SOS) marker to the EOI marker.
+        var lastScanStart = 0
+        var index = 2
+        while index + 4 < jpeg.count {
+            let marker = jpeg[index + 1]
+            if marker == 0xC4 || marker == 0xDA { if marker == 0xC4 || lastScanStart == 0 { lastScanStart = index } }
+            if marker == 0xDA {
+                var end = index + 2 + (Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3]))
+                while end + 1 < jpeg.count,
+                    !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && !(0xD0...0xD7).contains(jpeg[end + 1]))
+                {
+                    end += 1
+                }
+                if jpeg[end + 1] == 0xD9 {
+                    let lastScan = Array(jpeg[lastScanStart..<end])
+                    var bomb = Array(jpeg[..<end])
+                    for _ in 0..<(scans - script.count) { bomb += lastScan }
+                    return bomb + [0xFF, 0xD9]
+                }
+                lastScanStart = 0
+                index = end
+                continue
+            }
+            index += 2 + (Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3]))
+        }
+        return jpeg
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// CRC-32 as PNG chunks use it (for crafting test files only).
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+}

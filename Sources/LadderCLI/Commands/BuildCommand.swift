@@ -65,8 +65,9 @@ struct BuildCommand: LadderCommand {
         case .inProcess:
             renderer = ExclusiveRenderer()
         case .workerProcesses(let executable):
-            pool = WorkerPool(settings: WorkerPool.Settings(executable: executable))
+            pool = WorkerPool(settings: WorkerPool.Settings(for: configuration.limits, executable: executable))
             renderer = pool!
+
         }
         defer { pool?.shutdown() }
         let builder = Builder(

@@ -8,9 +8,15 @@ struct BuildSummaryJSON: Encodable {
         var reason: String
     }
 
+    struct Warning: Encodable {
+        var source: String
+        var message: String
+    }
+
     var built: Int
     var skipped: Int
     var failed: [Failure]
+    var warnings: [Warning]
     var seconds: Double
     var sources: Int
     var hashed: Int
@@ -24,6 +30,8 @@ struct BuildSummaryJSON: Encodable {
         built = report.built
         skipped = report.skipped
         failed = report.failed.map { Failure(source: $0.source, reason: $0.reason) }
+        warnings = report.warnings.map { Warning(source: $0.path, message: $0.message) }
+
         seconds = (report.seconds * 1000).rounded() / 1000
         sources = report.sources
         hashed = report.hashed

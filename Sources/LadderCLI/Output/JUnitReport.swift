@@ -22,7 +22,7 @@ struct JUnitReport {
         for problem in report.problems {
             if let image = problem.image, report.sourceNames[image] != nil || problem.kind != "stale" {
                 byImage[image, default: []].append(problem)
-            } else if ["stale", "build-failure", "source-unreadable"].contains(problem.kind) {
+            } else if ["stale", "source-unreadable"].contains(problem.kind) {
                 sources.append(problem)
             } else if problem.kind == "orphan" {
                 output.append(problem)

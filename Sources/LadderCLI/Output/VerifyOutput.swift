@@ -19,6 +19,7 @@ struct VerifyJSON: Encodable {
     var ok: Bool
     var images: Int
     var variants: Int
+    var failures: Int
     var problems: [Problem]
     var replay: [ImageReplayJSON]?
     var summary: Summary
@@ -27,6 +28,8 @@ struct VerifyJSON: Encodable {
         ok = report.isOK
         images = report.images
         variants = report.variants
+        failures = report.failures
+
         problems = report.problems.map { Problem(path: $0.path, kind: $0.kind, message: $0.message, image: $0.image) }
         replay = report.replays.isEmpty ? nil : report.replays.map(ImageReplayJSON.init)
         summary = Summary(
@@ -91,6 +94,11 @@ enum VerifyText {
         console.print("  images     \(report.images)")
         console.print("  variants   \(report.variants)")
         console.print("  problems   \(report.problems.count)")
+        if report.failures > 0 {
+            console.print(
+                "  (\(report.failures) source\(report.failures == 1 ? "" : "s") could not be built; the manifest lists them with the reasons)"
+            )
+        }
         if let share = report.medianFirstPaintShare {
             console.print(String(format: "  first picture after %.1f %% of the full-size file (median)", share * 100))
         }

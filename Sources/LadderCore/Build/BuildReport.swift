@@ -8,8 +8,10 @@ public struct BuildReport: Sendable, Equatable {
     public var skipped: Int
     /// Sources that could not be built, with the reason, sorted by path.
     public var failed: [Failure]
-    /// Entries passed over in the source folders (links, special files), with the reason.
-    public var skippedEntries: [SkippedEntry]
+    /// What the user should know about the sources: entries passed over (links, special files),
+    /// names that clash on other systems, extensions that do not match the content.
+    public var warnings: [SourceWarning]
+
     /// Sources read and hashed (the others were known unchanged from the stat cache).
     public var hashed: Int
     /// Variant files written.

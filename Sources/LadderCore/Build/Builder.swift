@@ -15,19 +15,10 @@ public final class Builder: Sendable {
         public var jobs: Int
         /// Wait for another build holding the output folder (else fail at once).
         public var waitForLock: Bool
-        /// Which decoder complaints refuse a source.
-        public var strictness: DecodeStrictness
-        /// The largest source file read, in bytes.
-        public var maximumFileBytes: Int
 
-        public init(
-            jobs: Int = Builder.defaultJobs, waitForLock: Bool = true,
-            strictness: DecodeStrictness = .warning, maximumFileBytes: Int = 256 << 20
-        ) {
+        public init(jobs: Int = Builder.defaultJobs, waitForLock: Bool = true) {
             self.jobs = jobs
             self.waitForLock = waitForLock
-            self.strictness = strictness
-            self.maximumFileBytes = maximumFileBytes
         }
     }
 
@@ -87,7 +78,7 @@ public final class Builder: Sendable {
         let previous = loadPreviousManifest()
         let scanStarted = Self.now()
         let walk = try SourceWalker(configuration: configuration).walk()
-        for entry in walk.skipped { observer?.warning("skipped \(entry.path): \(entry.reason)") }
+        for warning in walk.warnings { observer?.warning("\(warning.path): \(warning.message)") }
         let stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
         let oldCache = (try? stateDirectory?.readFile("stat-cache")).map { StatCache(serialized: $0) } ?? StatCache()
 
@@ -101,7 +92,8 @@ public final class Builder: Sendable {
             })
         let recipes = Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0) })
         let settings = RenderSettings(
-            background: configuration.background, keep: configuration.metadata.keep, strictness: options.strictness)
+            background: configuration.background, keep: configuration.metadata.keep, limits: configuration.limits)
+
         let prefix = configuration.outputPrefixInManifest
 
         let state = Mutex(BuildState())
@@ -139,6 +131,8 @@ public final class Builder: Sendable {
         try output.synchronize()
 
         let manifest = assembleManifest(&result, files: files)
+        let mismatches = Self.extensionMismatches(in: manifest)
+        for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
         let manifestData = [UInt8](manifest.jsonData())
         let manifestName = FilePath.name(configuration.manifestPath)
         let existing = try? manifestFolder.readFile(manifestName)
@@ -160,7 +154,8 @@ public final class Builder: Sendable {
             failed: manifest.failures.sorted { $0.key < $1.key }.map {
                 BuildReport.Failure(source: $0.key, reason: $0.value)
             },
-            skippedEntries: walk.skipped, hashed: result.hashed, filesWritten: result.filesWritten,
+            warnings: (walk.warnings + mismatches).sorted { $0.path < $1.path }, hashed: result.hashed,
+            filesWritten: result.filesWritten,
             filesRemoved: removed,
             manifestWritten: manifestWritten, manifestPath: configuration.manifestPath,
             outputDirectory: configuration.outputDirectory, seconds: Date().timeIntervalSince(started))
@@ -196,7 +191,7 @@ public final class Builder: Sendable {
             sha1 = cached
         } else {
             do {
-                let read = try Self.readSource(file.absolutePath, limit: options.maximumFileBytes)
+                let read = try Self.readSource(file.absolutePath, limit: configuration.limits.maxFileBytes)
                 bytes = read
                 sha1 = Checksum.hex(.sha1, of: read)
             } catch {
@@ -235,7 +230,7 @@ public final class Builder: Sendable {
             source = bytes
         } else {
             do {
-                source = try Self.readSource(file.absolutePath, limit: options.maximumFileBytes)
+                source = try Self.readSource(file.absolutePath, limit: configuration.limits.maxFileBytes)
             } catch {
                 return fail(file, sha1: sha1, error.reason, state: state)
             }
@@ -328,6 +323,28 @@ public final class Builder: Sendable {
                 "the previous manifest '\(path)' cannot be used (\(error)); every source will be built again")
             return nil
         }
+    }
+
+    /// Sources whose extension names another format than their content: ladder goes by the
+    /// content, but other tools (and web servers choosing a content type) may not.
+    static func extensionMismatches(in manifest: Manifest) -> [SourceWarning] {
+        var warnings: [SourceWarning] = []
+        for entry in manifest.images.values {
+            guard let format = entry.format.flatMap(ImageFormat.init(rawValue:)) else { continue }
+            for path in entry.sources {
+                let name = FilePath.name(path)
+                guard let dot = name.lastIndex(of: "."),
+                    let named = ImageFormat.named(byExtension: String(name[name.index(after: dot)...])), named != format
+                else { continue }
+                warnings.append(
+                    SourceWarning(
+                        path: path,
+                        message:
+                            "named like \(named.rawValue.uppercased()) but the content is \(format.rawValue.uppercased()); ladder goes by the content"
+                    ))
+            }
+        }
+        return warnings
     }
 
     // MARK: - Cleaning

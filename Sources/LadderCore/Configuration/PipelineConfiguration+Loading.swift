@@ -5,7 +5,7 @@ extension PipelineConfiguration {
     /// The top-level keys of pipeline.json version 1.
     static let knownKeys = [
         "version", "sources", "include", "exclude", "output", "manifest", "variants", "background", "metadata",
-        "replay",
+        "replay", "limits", "decoding", "followSymlinks",
     ]
 
     /// Reads and validates a pipeline.json. Every problem is reported with the file and the JSON
@@ -77,12 +77,14 @@ extension PipelineConfiguration {
             try metadataReader.finish(known: ["keep"])
         }
         let replay = try readReplay(&reader)
+        let limits = try readLimits(&reader)
+        let followSymlinks = try reader.bool("followSymlinks", default: false)
         try reader.finish(known: knownKeys)
 
         let configuration = PipelineConfiguration(
             version: version, baseDirectory: baseDirectory, sources: sources, include: include, exclude: exclude,
             output: output, manifest: manifest, variants: variants, background: background, metadata: metadata,
-            replay: replay)
+            replay: replay, limits: limits, followSymlinks: followSymlinks)
         try configuration.checkFolders(file: file)
         return configuration
     }
@@ -253,7 +255,54 @@ extension PipelineConfiguration {
         return settings
     }
 
+    private static func readLimits(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> DecodeLimits {
+        var limits = DecodeLimits()
+        if var limitsReader = try reader.reader("limits") {
+            limits.maxPixels = try limitsReader.integer(
+                "maxPixels", in: 1...Int(Int32.max) * 4, default: limits.maxPixels)
+            limits.maxSide = try limitsReader.integer("maxSide", in: 1...10_000_000, default: limits.maxSide)
+            limits.maxBands = try limitsReader.integer("maxBands", in: 1...64, default: limits.maxBands)
+            limits.maxFileBytes = try limitsReader.integer(
+                "maxFileBytes", in: 1...(1 << 40), default: limits.maxFileBytes)
+            limits.maxScans = try limitsReader.integer("maxScans", in: 1...10_000, default: limits.maxScans)
+            limits.timeoutSeconds = try limitsReader.number(
+                "timeoutSeconds", in: 0.1...86_400, default: limits.timeoutSeconds)
+            try limitsReader.finish(known: [
+                "maxPixels", "maxSide", "maxBands", "maxFileBytes", "maxScans", "timeoutSeconds",
+            ])
+        }
+        if var decodingReader = try reader.reader("decoding") {
+            if decodingReader.has("formats") {
+                let names = try decodingReader.stringArray("formats", default: nil, allowEmpty: false)
+                var formats: Set<ImageFormat> = []
+                for (index, name) in names.enumerated() {
+                    guard let format = ImageFormat(rawValue: name) else {
+                        throw decodingReader.error(
+                            nil,
+                            "unknown format \"\(name)\" (ladder reads: \(ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+                        ).at("\(decodingReader.path).formats[\(index)]")
+                    }
+                    formats.insert(format)
+                }
+                limits.formats = formats
+            } else {
+                _ = decodingReader.value("formats")
+            }
+            let failOn = try decodingReader.string("failOn", default: limits.failOn.rawValue)
+            guard let strictness = DecodeStrictness(rawValue: failOn) else {
+                throw decodingReader.error(
+                    "failOn",
+                    "expected one of \(DecodeStrictness.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \"\(failOn)\""
+                )
+            }
+            limits.failOn = strictness
+            try decodingReader.finish(known: ["formats", "failOn"])
+        }
+        return limits
+    }
+
     /// Checks the folders named in the configuration against each other and the disk.
+
     func checkFolders(file: String) throws(ConfigurationError) {
         let output = outputDirectory
         for (index, source) in sources.enumerated() {

@@ -29,12 +29,17 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var metadata: MetadataPolicy
     /// How progressive loading is replayed, and the time budgets it must meet.
     public var replay: ReplaySettings
+    /// What a source may be, checked before decoding, and how strictly it is decoded.
+    public var limits: DecodeLimits
+    /// Follow symbolic links in the source folders (only to files inside a source folder).
+    public var followSymlinks: Bool
 
     public init(
         version: Int = 1, baseDirectory: String, sources: [String], include: SourceFilter = .imageExtensions,
         exclude: [Glob] = [], output: String = Self.defaultOutput, manifest: String? = nil,
         variants: [VariantRecipe] = Self.defaultVariants, background: RGBColor = .white,
-        metadata: MetadataPolicy = MetadataPolicy(), replay: ReplaySettings = ReplaySettings()
+        metadata: MetadataPolicy = MetadataPolicy(), replay: ReplaySettings = ReplaySettings(),
+        limits: DecodeLimits = DecodeLimits(), followSymlinks: Bool = false
     ) {
         self.version = version
         self.baseDirectory = baseDirectory
@@ -47,6 +52,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
         self.background = background
         self.metadata = metadata
         self.replay = replay
+        self.limits = limits
+        self.followSymlinks = followSymlinks
     }
 
     /// An absolute path for a path written in the configuration.

@@ -15,8 +15,14 @@ public struct SourceFile: Sendable, Hashable {
     }
 }
 
-/// Something in a source folder that was passed over, and why.
-public struct SkippedEntry: Sendable, Hashable {
+/// Something about a source folder the user should know: an entry passed over (a link, a
+/// special file), or names that clash on other systems.
+public struct SourceWarning: Sendable, Hashable {
     public var path: String
-    public var reason: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
 }

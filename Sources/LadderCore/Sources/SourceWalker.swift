@@ -1,9 +1,13 @@
+import Foundation
+
 /// Finds the source files of a pipeline: regular files under the source folders that the
 /// include and exclude patterns select.
 ///
 /// Hidden files and folders (names starting with ".") and the output folder are passed over
-/// silently; symbolic links and special files (FIFOs, devices, sockets) are passed over and
-/// reported, since reading them could leave the source tree or block forever.
+/// silently. Special files (FIFOs, devices, sockets) are passed over and reported: reading one
+/// could block forever. Symbolic links are passed over and reported, unless `followSymlinks` is
+/// set; then they are followed only to files and folders inside a source folder, and a folder
+/// reached twice (a loop) is walked once.
 public struct SourceWalker {
     public let configuration: PipelineConfiguration
 
@@ -15,58 +19,133 @@ public struct SourceWalker {
     public struct Result: Sendable {
         /// Sorted by path, each path once.
         public var files: [SourceFile]
-        public var skipped: [SkippedEntry]
+        /// Entries passed over, and names that clash on other systems.
+        public var warnings: [SourceWarning]
+    }
+
+    private struct Context {
+        var label: String
+        var roots: [String]
+        var visited: Set<[UInt64]> = []
+        /// By the path's bytes: names that differ only by Unicode normalization are different
+        /// files here, though Swift's strings compare them equal.
+        var files: [[UInt8]: SourceFile] = [:]
+        var skipped: [SourceWarning] = []
     }
 
     public func walk() throws(FileSystemError) -> Result {
-        var files: [String: SourceFile] = [:]
-        var skipped: [SkippedEntry] = []
-        let output = configuration.outputDirectory
-        for source in configuration.sources {
-            let root = configuration.resolve(source)
-            let label = FilePath.normalize(source)
-            let directory = try Directory.open(root)
-            try walk(
-                directory, relative: "", label: label, outputDirectory: output, files: &files, skipped: &skipped)
+        let roots = configuration.sources.map { Self.realPath(configuration.resolve($0)) ?? configuration.resolve($0) }
+        var context = Context(label: "", roots: roots)
+        for (source, root) in zip(configuration.sources, roots) {
+            context.label = FilePath.normalize(source)
+            let directory = try Directory.open(configuration.resolve(source))
+            if let status = Directory.status(atPath: root) { context.visited.insert([status.device, status.inode]) }
+            try walk(directory, relative: "", context: &context)
         }
-        return Result(files: files.values.sorted { $0.path < $1.path }, skipped: skipped.sorted { $0.path < $1.path })
+        context.skipped += Self.nameTwins(context.files.values.map(\.path))
+        return Result(
+            files: context.files.values.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) },
+            warnings: context.skipped.sorted { $0.path < $1.path })
     }
 
-    private func walk(
-        _ directory: Directory, relative: String, label: String, outputDirectory: String,
-        files: inout [String: SourceFile], skipped: inout [SkippedEntry]
-    ) throws(FileSystemError) {
-        for name in try directory.entries() where !name.hasPrefix(".") {
+    private func walk(_ directory: Directory, relative: String, context: inout Context) throws(FileSystemError) {
+        let output = configuration.outputDirectory
+        let listing = try directory.listing()
+        if listing.undecodable > 0 {
+            let folder = relative.isEmpty ? context.label : context.label + "/" + relative
+            context.skipped.append(
+                SourceWarning(
+                    path: folder,
+                    message: "\(listing.undecodable) name(s) that are not valid UTF-8; not read (rename them)"))
+        }
+        for name in listing.names where !name.hasPrefix(".") {
             let inside = relative.isEmpty ? name : relative + "/" + name
-            let path = label == "." ? inside : label + "/" + inside
+            let path = context.label == "." ? inside : context.label + "/" + inside
             let absolute = FilePath.join(directory.path, name)
-            guard let status = try directory.status(of: name) else { continue }  // deleted meanwhile
+            guard var status = try directory.status(of: name) else { continue }  // deleted meanwhile
+            var readPath = absolute
+            if status.kind == .symbolicLink {
+                guard configuration.followSymlinks else {
+                    context.skipped.append(
+                        SourceWarning(
+                            path: path, message: "symbolic link, not followed (set \"followSymlinks\": true to follow)")
+                    )
+                    continue
+                }
+                guard let target = Self.realPath(absolute),
+                    context.roots.contains(where: { FilePath.relative(target, to: $0) != nil }),
+                    let targetStatus = Directory.status(atPath: target)
+                else {
+                    context.skipped.append(
+                        SourceWarning(
+                            path: path,
+                            message: "symbolic link to outside the source folders, or to nothing; not followed"))
+                    continue
+                }
+                status = targetStatus
+                readPath = target
+            }
             switch status.kind {
             case .directory:
-                if absolute == outputDirectory || FilePath.relative(outputDirectory, to: absolute) == "" { continue }
+                if readPath == output || FilePath.relative(output, to: readPath) == "" { continue }
                 if configuration.exclude.contains(where: { $0.matches(inside) || $0.matches(inside + "/") }) {
+                    continue
+                }
+                guard context.visited.insert([status.device, status.inode]).inserted else {
+                    context.skipped.append(
+                        SourceWarning(path: path, message: "a folder already walked (a link loop); not walked again"))
                     continue
                 }
                 let child: Directory
                 do {
-                    child = try directory.subdirectory(name, create: false)
+                    child =
+                        readPath == absolute
+                        ? try directory.subdirectory(name, create: false) : try Directory.open(readPath)
                 } catch {
-                    skipped.append(SkippedEntry(path: path, reason: error.reason))
+                    context.skipped.append(SourceWarning(path: path, message: error.reason))
                     continue
                 }
-                try walk(
-                    child, relative: inside, label: label, outputDirectory: outputDirectory, files: &files,
-                    skipped: &skipped)
+                try walk(child, relative: inside, context: &context)
             case .regular:
                 guard configuration.include.matches(inside),
                     !configuration.exclude.contains(where: { $0.matches(inside) })
                 else { continue }
-                files[path] = SourceFile(path: path, absolutePath: absolute, status: status)
+                context.files[Array(path.utf8)] = SourceFile(path: path, absolutePath: readPath, status: status)
+
             case .symbolicLink:
-                skipped.append(SkippedEntry(path: path, reason: "symbolic link, not followed"))
+                context.skipped.append(
+                    SourceWarning(path: path, message: "symbolic link to a symbolic link; not followed"))
             case .other:
-                skipped.append(SkippedEntry(path: path, reason: "not a regular file (FIFO, device or socket)"))
+                context.skipped.append(
+                    SourceWarning(path: path, message: "not a regular file (FIFO, device or socket); not read"))
             }
         }
     }
+
+    /// Paths that differ only by letter case or Unicode normalization: one file on macOS and
+    /// Windows, two here. Both are built; the note says why a checkout elsewhere would differ.
+    static func nameTwins(_ paths: [String]) -> [SourceWarning] {
+        // Swift compares strings by canonical equivalence, so "é" and "e\u{301}" fall together.
+        let groups = Dictionary(grouping: paths) { $0.lowercased() }
+        return groups.values.filter { $0.count > 1 }.map { group in
+            let sorted = group.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+
+            return SourceWarning(
+                path: sorted[0],
+                message:
+                    "has a twin whose name differs only by letter case or Unicode normalization (\(sorted.dropFirst().joined(separator: ", "))); on macOS and Windows they are one file"
+            )
+        }
+    }
+
+    /// The canonical absolute path, with every link resolved; nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 }
+
+#if canImport(Glibc)
+    import Glibc
+#endif

@@ -71,8 +71,22 @@ public final class Directory: @unchecked Sendable {
         return FileStatus(info)
     }
 
-    /// The names in this folder, sorted, without "." and "..".
+    /// What is at `path`, following symbolic links; nil when nothing is.
+    public static func status(atPath path: String) -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStatus(info)
+    }
+
+    /// The names in this folder, sorted by their bytes, without "." and "..", and without names
+    /// that are not valid UTF-8 (see `listing()`).
     public func entries() throws(FileSystemError) -> [String] {
+        try listing().names
+    }
+
+    /// The names in this folder, sorted by their bytes, and how many names are not valid UTF-8
+    /// (such names cannot be written in a manifest, so they are left out).
+    public func listing() throws(FileSystemError) -> (names: [String], undecodable: Int) {
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             throw FileSystemError.current("list", path)
@@ -80,13 +94,21 @@ public final class Directory: @unchecked Sendable {
         defer { closedir(stream) }
         rewinddir(stream)
         var names: [String] = []
+        var undecodable = 0
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
+                let bytes = Array(raw.prefix { $0 != 0 })
+                let decoded = String(decoding: bytes, as: UTF8.self)
+                return Array(decoded.utf8) == bytes ? decoded : nil
+            }
+            guard let name else {
+                undecodable += 1
+                continue
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted()
+        // By bytes: names that differ only by Unicode normalization stay distinct and ordered.
+        return (names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, undecodable)
     }
 
     /// Reads the regular file `name` whole, refusing symbolic links, special files (a FIFO

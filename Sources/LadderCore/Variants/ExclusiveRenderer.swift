@@ -1,3 +1,4 @@
+import Foundation
 import LadderImaging
 import Synchronization
 
@@ -8,7 +9,8 @@ import Synchronization
 /// Render workers use it for the one source they hold; a build without workers uses it too,
 /// rendering serially.
 public struct ExclusiveRenderer: SourceRendering {
-    private static let lock = Mutex(())
+    /// Held while rendering; guards the formats libvips' loaders are currently allowed to read.
+    private static let lock = Mutex<Set<ImageFormat>?>(nil)
 
     let renderer: VariantRenderer
 
@@ -19,8 +21,12 @@ public struct ExclusiveRenderer: SourceRendering {
     public func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
-        let outcome = Self.lock.withLock { _ in
-            Imaging.collectingWarnings { () -> Result<RenderedSource, RenderFailure> in
+        let outcome = Self.lock.withLock { allowedFormats in
+            if allowedFormats != settings.limits.formats {
+                Imaging.allowLoaders(settings.limits.formats)
+                allowedFormats = settings.limits.formats
+            }
+            return Imaging.collectingWarnings { () -> Result<RenderedSource, RenderFailure> in
                 do throws(RenderFailure) {
                     return .success(try renderer.render(bytes, variants: variants, settings: settings))
                 } catch {
@@ -29,8 +35,19 @@ public struct ExclusiveRenderer: SourceRendering {
             }
         }
         let (result, warnings) = outcome
-        let rendered = try result.get()
-        if settings.strictness == .warning, let damage = DecoderWarnings.damage(in: warnings) {
+        let rendered: RenderedSource
+        do {
+            rendered = try result.get()
+        } catch {
+            // Some decoders (libpng) report why they stopped only as warnings.
+            let damage = warnings.filter(DecoderWarnings.indicatesDamage)
+            if error.reason.hasSuffix(VariantRenderer.noDetail), let first = damage.first ?? warnings.first {
+                throw RenderFailure(error.reason.replacingOccurrences(of: VariantRenderer.noDetail, with: first))
+            }
+            throw error
+        }
+
+        if settings.limits.failOn == .warning, let damage = DecoderWarnings.damage(in: warnings) {
             throw RenderFailure("decoder warning: \(damage)")
         }
         return rendered

@@ -4,12 +4,13 @@ public import LadderImaging
 public struct RenderSettings: Sendable, Hashable, Codable {
     public var background: RGBColor
     public var keep: Set<ExifField>
-    public var strictness: DecodeStrictness
+    /// What the source may be, checked before decoding, and how strictly it is decoded.
+    public var limits: DecodeLimits
 
-    public init(background: RGBColor, keep: Set<ExifField>, strictness: DecodeStrictness) {
+    public init(background: RGBColor, keep: Set<ExifField>, limits: DecodeLimits = DecodeLimits()) {
         self.background = background
         self.keep = keep
-        self.strictness = strictness
+        self.limits = limits
     }
 }
 

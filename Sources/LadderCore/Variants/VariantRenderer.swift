@@ -16,9 +16,17 @@ public struct VariantRenderer: SourceRendering {
     public func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
+        try Self.checkBeforeDecoding(bytes, limits: settings.limits)
+        let header: ImageHeader
         do {
-            let header = try ImageHeader(reading: bytes)
+            header = try ImageHeader(reading: bytes)
+        } catch {
+            throw RenderFailure(Self.oneLine(error))
+        }
+        try Self.checkHeader(header, limits: settings.limits)
+        do {
             let upright = header.size
+
             let targets = variants.map { ($0, $0.size(for: upright)) }
             // The decode only needs to be as large as the largest variant, measured by its scale.
             let base =
@@ -26,7 +34,7 @@ public struct VariantRenderer: SourceRendering {
                 ?? upright
             var decoded = try Image.decode(
                 bytes, header: header, fitting: base, background: settings.background,
-                strictness: settings.strictness)
+                strictness: settings.limits.failOn)
             if decoded.size != base {
                 // libvips rounds after shrink-on-load; make the size exactly what was planned.
                 decoded = try decoded.resized(to: base).inMemory()
@@ -50,13 +58,88 @@ public struct VariantRenderer: SourceRendering {
         }
     }
 
-    /// libvips messages span several lines, often repeating themselves; join the distinct ones.
+    /// What libvips says when it gives no reason.
+    static let noDetail = "no detail from libvips"
+
+    /// libvips messages span several lines, often repeating themselves or echoing low-level
+    /// buffer errors that follow from the real one; keep the distinct, telling ones.
     static func oneLine(_ error: ImagingError) -> String {
         var lines: [String] = []
         for line in error.reason.split(separator: "\n") {
-            let text = String(line.trimmingWhitespace())
+            var text = String(line.trimmingWhitespace())
+            if text.hasSuffix("operation is blocked") {
+                text =
+                    "no enabled decoder reads this file (libvips offered \(text.prefix { $0 != ":" }), which ladder blocks)"
+            }
             if !text.isEmpty && !lines.contains(text) { lines.append(text) }
         }
-        return "\(error.operation): \(lines.isEmpty ? error.reason : lines.joined(separator: "; "))"
+        let telling = lines.filter { !$0.hasPrefix("source: bad seek") }
+        let kept = telling.isEmpty ? lines : telling
+        return "\(error.operation): \(kept.isEmpty ? error.reason : kept.joined(separator: "; "))"
+    }
+
+}
+
+// MARK: - Limits
+
+extension VariantRenderer {
+    /// Refuses, from the bytes alone, what must never reach a decoder: files over the size limit,
+    /// anything that is not one of the allowed formats (by content, whatever its name), JPEGs with
+    /// too many scans or declared too large (counted by walking their segments).
+    static func checkBeforeDecoding(_ bytes: [UInt8], limits: DecodeLimits) throws(RenderFailure) {
+        guard bytes.count <= limits.maxFileBytes else {
+            throw RenderFailure(
+                "the file has \(bytes.count) bytes, over the limit of \(limits.maxFileBytes) (limits.maxFileBytes)")
+        }
+        let format: ImageFormat
+        switch ImageFormat.sniff(bytes) {
+        case .format(let found):
+            format = found
+        case .other(let description):
+            throw RenderFailure("not an image ladder reads: the content is \(description)")
+        case .unknown:
+            throw RenderFailure("not an image ladder reads: the content matches no supported format")
+        }
+        guard limits.formats.contains(format) else {
+            throw RenderFailure(
+                "\(format.rawValue.uppercased()) files are not enabled (decoding.formats: \(limits.formats.sorted().map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+        guard format == .jpeg else { return }
+        // A progressive JPEG with thousands of scans costs minutes of CPU inside libjpeg, which
+        // cannot be interrupted; count them first.
+        do {
+            let structure = try JPEGStructure(parsing: bytes, scanLimit: limits.maxScans)
+            try checkSize(width: structure.width, height: structure.height, limits: limits)
+        } catch let error as RenderFailure {
+            throw error
+        } catch let error as JPEGStructure.ParseError where error.reason.hasPrefix("more than") {
+            throw RenderFailure(
+                "more than \(limits.maxScans) scans (limits.maxScans); refused before decoding, as a many-scan file can cost minutes of CPU"
+            )
+        } catch {
+            // Other damage is for the decoder to judge, under the configured strictness.
+        }
+    }
+
+    /// Refuses images whose header declares more than the limits allow.
+    static func checkHeader(_ header: ImageHeader, limits: DecodeLimits) throws(RenderFailure) {
+        try checkSize(width: header.storedSize.width, height: header.storedSize.height, limits: limits)
+        guard header.bands <= limits.maxBands else {
+            throw RenderFailure("\(header.bands) bands, over the limit of \(limits.maxBands) (limits.maxBands)")
+        }
+    }
+
+    static func checkSize(width: Int, height: Int, limits: DecodeLimits) throws(RenderFailure) {
+        guard width <= limits.maxSide, height <= limits.maxSide else {
+            throw RenderFailure(
+                "\(width)x\(height) has a side over the limit of \(limits.maxSide) pixels (limits.maxSide); refused before decoding"
+            )
+        }
+        guard width * height <= limits.maxPixels else {
+            throw RenderFailure(
+                "\(width)x\(height) is \(width * height) pixels, over the limit of \(limits.maxPixels) (limits.maxPixels); refused before decoding"
+            )
+        }
     }
 }

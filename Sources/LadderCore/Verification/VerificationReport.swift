@@ -31,6 +31,9 @@ public struct ImageReplay: Sendable, Equatable {
 public struct VerificationReport: Sendable, Equatable {
     public var images: Int
     public var variants: Int
+    /// Sources the manifest lists as failed (accounted for, so not problems).
+    public var failures: Int = 0
+
     /// Every problem found, sorted by path.
     public var problems: [VerificationProblem]
     /// Replays of the progressive variants, when asked for.

@@ -26,6 +26,15 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
             self.timeLimit = timeLimit
             self.environment = environment
         }
+
+        /// Workers that enforce `limits`: the time limit, and libjpeg's memory limit (JPEGMEM),
+        /// so that a decode bigger than the pixel limit allows fails cleanly.
+        public init(for limits: DecodeLimits, executable: String) {
+            self.init(
+                executable: executable, timeLimit: .milliseconds(Int64(limits.timeoutSeconds * 1000)),
+                environment: ["JPEGMEM": "\(limits.decoderMemoryBytes >> 20)M"])
+        }
+
     }
 
     public let settings: Settings
