@@ -60,7 +60,32 @@ struct ProcessTests {
         #expect(result.error.contains("another ladder build"))
     }
 
+    @Test("a second build on the same output folder waits for the first, then runs")
+    func waitsForLock() throws {
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 1, size: 200)
+        var holder: Directory? = try Directory.create(folder.path("build/variants"))
+        #expect(try holder?.lock(wait: false) == true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LadderExecutable.path!)
+        process.arguments = ["build"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        #expect(process.isRunning, "the second build waits")
+        #expect(!folder.exists("build/variants/manifest.json"))
+        holder = nil  // closing the descriptor releases the lock, as a dying process's would
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("waiting for another ladder build"))
+        #expect(folder.exists("build/variants/manifest.json"))
+    }
+
     @Test("a decode that runs past the time limit is stopped, and the batch goes on")
+
     func timeLimit() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 2, size: 300)
