@@ -21,9 +21,12 @@ int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage **
                                  "option_string", load_options, "fail_on", fail_on, NULL);
 }
 
-int ladder_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
-    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+int ladder_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel,
+                       double gap) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", gap, NULL);
 }
+
+
 
 int ladder_vips_flatten(VipsImage *in, VipsImage **out, const double *background, int count) {
     VipsArrayDouble *array = vips_array_double_new(background, count);

@@ -24,6 +24,9 @@ public enum Rendering: Sendable {
 public enum Ladder {
     static let commands: [any LadderCommand.Type] = [BuildCommand.self, VerifyCommand.self, ReplayCommand.self]
 
+    /// Commands for ladder's own scripts, left out of --help.
+    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self]
+
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments).
     public static func run(
         arguments: [String], console: Console = .standard(), rendering: Rendering = .inProcess
@@ -53,7 +56,8 @@ public enum Ladder {
         default:
             break
         }
-        guard let command = commands.first(where: { $0.name == first }) else {
+        guard let command = (commands + hiddenCommands).first(where: { $0.name == first }) else {
+
             let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
             return usageFailure(UsageError(message, command: nil), console: console)
         }

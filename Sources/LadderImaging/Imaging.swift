@@ -63,8 +63,11 @@ extension Imaging {
     /// Frees libvips' per-thread buffers; call on a thread that used libvips before it ends
     /// (Wraps vips_thread_shutdown()).
     public static func threadWillExit() {
+        // Without vips_init() there are no per-thread buffers, and the call would crash.
+        guard started.withLock({ $0 }) else { return }
         vips_thread_shutdown()
     }
+
 }
 
 // MARK: - Library warnings

@@ -80,7 +80,9 @@ struct ProcessTests {
         holder = nil  // closing the descriptor releases the lock, as a dying process's would
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("waiting for another ladder build"))
+        #expect(
+            String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
+                "waiting for another ladder build"))
         #expect(folder.exists("build/variants/manifest.json"))
     }
 

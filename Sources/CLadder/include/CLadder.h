@@ -39,8 +39,13 @@ int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage *_
 
 // MARK: - libvips processing
 
-/// Wraps vips_resize() with separate horizontal and vertical scales (Lanczos3).
-int ladder_vips_resize(VipsImage *in, VipsImage *_Nullable *_Nonnull out, double hscale, double vscale);
+/// Wraps vips_resize() with separate horizontal and vertical scales, a kernel, and `gap`: the
+/// reduction left to the kernel after a box shrink by the integer part (libvips' default is 2;
+/// 0 leaves all of it to the kernel).
+int ladder_vips_resize(VipsImage *in, VipsImage *_Nullable *_Nonnull out, double hscale, double vscale,
+                       VipsKernel kernel, double gap);
+
+
 
 /// Wraps vips_flatten() with a background of `count` values.
 int ladder_vips_flatten(VipsImage *in, VipsImage *_Nullable *_Nonnull out, const double *background,

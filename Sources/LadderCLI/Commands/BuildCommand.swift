@@ -50,7 +50,10 @@ struct BuildCommand: LadderCommand {
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
         let configuration: PipelineConfiguration
-        switch preparePipeline(configPath, console: console) {
+        // With render workers, this process never decodes: only the workers start libvips.
+        var inProcess = false
+        if case .inProcess = context.rendering { inProcess = true }
+        switch preparePipeline(configPath, console: console, startImaging: inProcess) {
         case .success(let loaded): configuration = loaded
         case .failure(let code): return code
         }
@@ -65,8 +68,11 @@ struct BuildCommand: LadderCommand {
         case .inProcess:
             renderer = ExclusiveRenderer()
         case .workerProcesses(let executable):
-            pool = WorkerPool(settings: WorkerPool.Settings(for: configuration.limits, executable: executable))
+            pool = WorkerPool(
+                settings: WorkerPool.Settings(for: configuration.limits, executable: executable, workers: jobs))
             renderer = pool!
+            // Start the workers now, so their start-up overlaps with finding and hashing sources.
+            pool?.prepare()
 
         }
         defer { pool?.shutdown() }

@@ -67,9 +67,12 @@ extension OptionSpec {
     }
 }
 
-/// Loads pipeline.json and starts the image libraries, the first steps of every command that
-/// works on a pipeline. On failure the error is reported and the exit code returned.
-func preparePipeline(_ configPath: String, console: Console) -> Result<PipelineConfiguration, ExitCode> {
+/// Loads pipeline.json and, when `startImaging` is set, starts the image libraries: the first
+/// steps of every command that works on a pipeline. On failure the error is reported and the
+/// exit code returned.
+func preparePipeline(
+    _ configPath: String, console: Console, startImaging: Bool = true
+) -> Result<PipelineConfiguration, ExitCode> {
     let configuration: PipelineConfiguration
     do {
         configuration = try PipelineConfiguration.load(from: configPath)
@@ -77,9 +80,11 @@ func preparePipeline(_ configPath: String, console: Console) -> Result<PipelineC
         console.error(error.description)
         return .failure(.invalidConfiguration)
     }
+    guard startImaging else { return .success(configuration) }
     do {
         try Imaging.start(threadsPerImage: 1)
     } catch {
+
         console.error(error.description)
         return .failure(.ioError)
     }

@@ -99,9 +99,14 @@ public final class Builder: Sendable {
         let state = Mutex(BuildState())
         let files = walk.files
         observer?.buildStarted(total: files.count)
+        // Largest first, so that the last sources to finish are small ones and no core idles
+        // at the end; twice as many threads as jobs, so that reading, hashing and writing on one
+        // thread overlap with rendering for another (the renderer limits renders to `jobs`).
+        let order = Self.largestFirst(files, cache: oldCache)
 
-        ParallelRunner.run(count: files.count, width: options.jobs) { index in
-            let file = files[index]
+        ParallelRunner.run(count: files.count, width: options.jobs * 2) { position in
+            let file = files[order[position]]
+
             let outcome: SourceOutcome
             do {
                 outcome = try self.process(
@@ -396,6 +401,19 @@ public final class Builder: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The processing order: sources that may need rendering by decreasing pixel count (read
+    /// from the first bytes of their header; compressed size stands in when it cannot be), then
+    /// the ones the stat cache knows, which are usually done at once.
+    static func largestFirst(_ files: [SourceFile], cache: StatCache) -> [Int] {
+        let weights = files.map { file -> Int in
+            guard cache.sha1(for: file) == nil else { return 0 }
+            let head = (try? Directory.open(FilePath.parent(file.absolutePath)))
+                .flatMap { try? $0.readPrefix(FilePath.name(file.absolutePath), count: 64 << 10) }
+            return head.flatMap(ImageDimensions.peek).map { $0.width * $0.height } ?? file.status.size * 4
+        }
+        return files.indices.sorted { weights[$0] > weights[$1] }
+    }
 
     /// Reads a source file whole: no symbolic link, no special file, at most `limit` bytes.
     static func readSource(_ path: String, limit: Int) throws(FileSystemError) -> [UInt8] {

@@ -126,7 +126,28 @@ public final class Directory: @unchecked Sendable {
         return try Self.readAll(file, path: filePath, limit: limit)
     }
 
+    /// Reads at most the first `count` bytes of the regular file `name` (no link, no special file).
+    public func readPrefix(_ name: String, count: Int) throws(FileSystemError) -> [UInt8] {
+        let filePath = FilePath.join(path, name)
+        let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard file >= 0 else { throw FileSystemError.current("read", filePath) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileSystemError(operation: "read", path: filePath, code: 0, reason: "not a regular file")
+        }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            while initialized < count {
+                let received = read(file, buffer.baseAddress! + initialized, count - initialized)
+                if received < 0 && errno == EINTR { continue }
+                if received <= 0 { break }
+                initialized += received
+            }
+        }
+    }
+
     /// Reads an open file whole after checking it is a regular file within `limit` bytes.
+
     static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", path) }
@@ -139,22 +160,27 @@ public final class Directory: @unchecked Sendable {
                 operation: "read", path: path, code: 0,
                 reason: "the file has \(size) bytes, over the limit of \(limit)")
         }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress! + filled, size - filled) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError.current("read", path)
+        // Read straight into the array's storage: no zero-filling of what is about to be read.
+        var failure: FileSystemError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            while initialized < size {
+                let count = read(file, buffer.baseAddress! + initialized, size - initialized)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = FileSystemError.current("read", path)
+                    return
+                }
+                if count == 0 { break }  // the file shrank while being read
+                initialized += count
             }
-            if count == 0 { break }  // the file shrank while being read
-            filled += count
         }
-        guard filled == size else {
+        if let failure { throw failure }
+        guard bytes.count == size else {
             throw FileSystemError(
                 operation: "read", path: path, code: 0, reason: "the file changed size while being read")
         }
         return bytes
+
     }
 
     // MARK: - Writing

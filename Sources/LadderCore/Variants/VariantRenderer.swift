@@ -9,7 +9,10 @@ public protocol SourceRendering: Sendable {
 }
 
 /// Renders in this process with libvips and libjpeg-turbo: one decode per source, at the scale
-/// the largest requested variant needs; the smaller variants are resized from that decoded image.
+/// the largest requested variant needs (libvips shrinks JPEGs on load); each smaller variant is
+/// resized from the smallest picture already made that covers it, with a box shrink by the
+/// integer factor and Lanczos3 over the rest.
+
 public struct VariantRenderer: SourceRendering {
     public init() {}
 
@@ -41,9 +44,18 @@ public struct VariantRenderer: SourceRendering {
             }
             let exif = header.exif?.encodedBlock(keeping: settings.keep)
             var rendered: [RenderedVariant] = []
-            for (recipe, size) in targets {
-                let image = try decoded.resized(to: size)
+            // Largest first: each variant is resized from the smallest picture made so far that
+            // covers it, so a thumbnail reads 640 pixels, not 2560, and the decode happens once.
+            var pictures = [decoded]
+            for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
+                let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? decoded
+                var image = from
+                if from.size != size {
+                    image = try from.resized(to: size, quality: .fast).inMemory()
+                    pictures.append(image)
+                }
                 let encoding = recipe.encoding(components: image.bands, exif: exif)
+
                 let jpeg = try image.jpegEncoded(encoding)
                 rendered.append(
                     RenderedVariant(

@@ -78,8 +78,23 @@ struct FrameChannel {
     }
 
     private func read(_ count: Int, deadline: ContinuousClock.Instant?) throws(Failure) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var offset = 0
+        // Read straight into the array's storage: no zero-filling of what is about to be read.
+        var failure: Failure?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(Failure) {
+                try fill(buffer, count: count, deadline: deadline, filled: &initialized)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    private func fill(
+        _ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int, deadline: ContinuousClock.Instant?,
+        filled offset: inout Int
+    ) throws(Failure) {
         while offset < count {
             if let deadline {
                 let remaining = ContinuousClock.now.duration(to: deadline)
@@ -95,7 +110,7 @@ struct FrameChannel {
                 }
                 if ready == 0 { throw .timedOut }
             }
-            let received = bytes.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress! + offset, count - offset) }
+            let received = Glibc.read(input, buffer.baseAddress! + offset, count - offset)
             if received < 0 {
                 if errno == EINTR { continue }
                 throw .system(errno)
@@ -103,6 +118,6 @@ struct FrameChannel {
             if received == 0 { throw .closed }
             offset += received
         }
-        return bytes
     }
+
 }
