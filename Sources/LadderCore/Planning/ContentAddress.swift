@@ -14,17 +14,25 @@ public enum ContentAddress {
     /// True for a path relative to the output folder that ladder could have written; only such
     /// files are ever deleted as stale.
     public static func isVariantPath(_ path: String) -> Bool {
-        let parts = path.split(separator: "/")
-        guard parts.count == 2, parts[0].utf8.count == 2, parts[0].utf8.allSatisfy(isHex),
-            parts[1].hasSuffix(".jpg")
+        let bytes = Array(path.utf8)
+        // "xx/" + 40 hex + "-" + name (1 or more) + "-" + 8 hex + ".jpg"
+        guard bytes.count >= 3 + 40 + 1 + 1 + 1 + 8 + 4, bytes[2] == UInt8(ascii: "/"),
+            bytes[0] == bytes[3], bytes[1] == bytes[4], bytes[0..<2].allSatisfy(isHex),
+            bytes.suffix(4) == Array(".jpg".utf8)
         else { return false }
-        let name = parts[1].dropLast(4)
-        guard name.utf8.count > 40 + 1 + 1 + 1 + 8, name.prefix(2) == parts[0] else { return false }
+        let name = bytes[3..<(bytes.count - 4)]
         let sha1 = name.prefix(40)
         let fingerprint = name.suffix(8)
         let middle = name.dropFirst(40).dropLast(8)
-        return sha1.utf8.allSatisfy(isHex) && fingerprint.utf8.allSatisfy(isHex) && middle.first == "-"
-            && middle.last == "-" && middle.count >= 3
+        return sha1.allSatisfy(isHex) && fingerprint.allSatisfy(isHex) && middle.count >= 3
+            && middle.first == UInt8(ascii: "-") && middle.last == UInt8(ascii: "-")
+            && !middle.contains(UInt8(ascii: "/"))
+    }
+
+    /// The folder and file name of a variant path ("3f", "3fa4…-full-9b1e04d2.jpg").
+    static func split(_ path: String) -> (folder: String, name: String)? {
+        guard let slash = path.utf8.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }
 
     private static func isHex(_ byte: UInt8) -> Bool { (48...57).contains(byte) || (97...102).contains(byte) }

@@ -3,7 +3,34 @@ public enum FilePath {
     /// `base` and `path` joined; `path` wins when it is absolute. The result is normalized.
     public static func join(_ base: String, _ path: String) -> String {
         if path.hasPrefix("/") || base.isEmpty { return normalize(path) }
+        // The common case, a normalized folder and one plain name, needs no normalizing.
+        if isPlainName(path) && isNormalized(base) { return base == "/" ? "/" + path : base + "/" + path }
         return normalize(base + "/" + path)
+    }
+
+    /// True for one path segment that is not "." or "..".
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/"))
+    }
+
+    /// True when `normalize(path) == path`, checked without building anything.
+    static func isNormalized(_ path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty else { return false }
+        if bytes == [UInt8(ascii: ".")] || bytes == [UInt8(ascii: "/")] { return true }
+        if bytes.last == UInt8(ascii: "/") { return false }
+        var segmentStart = bytes[0] == UInt8(ascii: "/") ? 1 : 0
+        for index in segmentStart...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            let length = index - segmentStart
+            if length == 0 { return false }
+            if bytes[segmentStart] == UInt8(ascii: "."),
+                length == 1 || (length == 2 && bytes[segmentStart + 1] == UInt8(ascii: "."))
+            {
+                return false
+            }
+            segmentStart = index + 1
+        }
+        return true
     }
 
     /// Removes empty and "." segments and folds ".." into its parent where there is one.
@@ -29,7 +56,7 @@ public enum FilePath {
 
     /// The folder that holds `path`.
     public static func parent(_ path: String) -> String {
-        let normalized = normalize(path)
+        let normalized = isNormalized(path) ? path : normalize(path)
         guard let slash = normalized.lastIndex(of: "/") else { return "." }
         if slash == normalized.startIndex { return "/" }
         return String(normalized[..<slash])
@@ -37,7 +64,8 @@ public enum FilePath {
 
     /// The last segment of `path`.
     public static func name(_ path: String) -> String {
-        let normalized = normalize(path)
+        let normalized = isNormalized(path) ? path : normalize(path)
+
         guard let slash = normalized.lastIndex(of: "/") else { return normalized }
         return String(normalized[normalized.index(after: slash)...])
     }
