@@ -158,12 +158,21 @@ def noop_rebuild(ladder, count, work, jobs):
     folder = os.path.join(work, "noop")
     sources = os.path.join(folder, "sources")
     os.makedirs(sources, exist_ok=True)
-    base = pyvips.Image.black(24, 16, bands=3) + [40, 90, 140]
     for index in range(count):
         sub = os.path.join(sources, f"{index // 100:03d}")
         os.makedirs(sub, exist_ok=True)
-        image = base.draw_rect([index % 256, index // 256 % 256, 7], 0, 0, 4, 4, fill=True)
+        # Six flat 8x8 blocks whose grey levels spell the index in base 16, 16 levels apart so
+        # that JPEG quantization keeps every source distinct.
+        pixels = bytearray(24 * 16 * 3)
+        for block in range(6):
+            level = 8 + 16 * (index >> (4 * block) & 15)
+            bx, by = block % 3 * 8, block // 3 * 8
+            for y in range(by, by + 8):
+                start = (y * 24 + bx) * 3
+                pixels[start:start + 24] = bytes([level]) * 24
+        image = pyvips.Image.new_from_memory(bytes(pixels), 24, 16, 3, "uchar")
         image.jpegsave(os.path.join(sub, f"{index:05d}.jpg"), Q=90)
+
     with open(os.path.join(folder, "pipeline.json"), "w") as f:
         f.write('{"sources": ["sources"]}')
     first, _ = measured([ladder, "build", "--jobs", str(jobs), "--quiet"], folder)

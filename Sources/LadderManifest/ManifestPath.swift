@@ -6,20 +6,34 @@
 public enum ManifestPath {
     /// What is wrong with `path`, or nil when it follows the rules.
     public static func problem(with path: String) -> String? {
-        if path.isEmpty { return "empty path" }
-        if path.hasPrefix("/") { return "absolute path" }
-        if path.utf8.contains(UInt8(ascii: "\\")) { return "backslash in path" }
-        if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "control character in path" }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            switch segment {
-            case "": return "empty segment in path"
-            case ".": return "'.' segment in path"
-            case "..": return "'..' segment in path"
-            default:
-                if segment.utf8.count > 255 { return "segment longer than 255 bytes" }
+        let bytes = path.utf8
+        if bytes.isEmpty { return "empty path" }
+        if bytes.first == UInt8(ascii: "/") { return "absolute path" }
+        if bytes.contains(UInt8(ascii: "\\")) { return "backslash in path" }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "control character in path" }
+        // One pass over the bytes, counting each segment's length and dots.
+        var length = 0
+        var dots = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") {
+                if let problem = segmentProblem(length: length, dots: dots) { return problem }
+                length = 0
+                dots = 0
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
             }
         }
+        return segmentProblem(length: length, dots: dots)
+    }
+
+    private static func segmentProblem(length: Int, dots: Int) -> String? {
+        if length == 0 { return "empty segment in path" }
+        if length == 1 && dots == 1 { return "'.' segment in path" }
+        if length == 2 && dots == 2 { return "'..' segment in path" }
+        if length > 255 { return "segment longer than 255 bytes" }
         return nil
+
     }
 
     /// True when `path` follows the rules.

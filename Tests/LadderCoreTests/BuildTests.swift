@@ -208,7 +208,53 @@ struct BuildTests {
         #expect(try Self.manifest(in: folder).images.count == 1)
     }
 
+    @Test("a manifest edited since the last build is read again, and the build puts back what it lacks")
+    func editedManifest() throws {
+        let folder = try Self.project(photos: 2)
+        try Pipelines.build(in: folder)
+        var edited = try Self.manifest(in: folder)
+        let removed = try #require(edited.images.keys.sorted().first)
+        edited.images[removed] = nil
+        try folder.write(Array(edited.jsonData()), to: "build/variants/manifest.json")
+        let report = try Pipelines.build(in: folder)
+        #expect(report.manifestWritten)
+        #expect(try Self.manifest(in: folder).images[removed] != nil)
+    }
+
+    @Test("a damaged build state costs time, never a wrong manifest")
+    func damagedSnapshot() throws {
+        let folder = try Self.project(photos: 2)
+        try Pipelines.build(in: folder)
+        let manifest = try folder.read("build/variants/manifest.json")
+        let snapshot = try folder.read(".ladder/manifest-snapshot")
+        for damage in [
+            Array(snapshot.prefix(snapshot.count / 2)),
+            snapshot.map { $0 == UInt8(ascii: "\t") ? UInt8(ascii: " ") : $0 },
+            Array("ladder-manifest-snapshot 1 \(String(repeating: "0", count: 40))\n".utf8),
+        ] {
+            try folder.write(damage, to: ".ladder/manifest-snapshot")
+            let report = try Pipelines.build(in: folder)
+            #expect(report.built == 0 && report.failed.isEmpty && !report.manifestWritten)
+            #expect(try folder.read("build/variants/manifest.json") == manifest)
+            #expect(try folder.read(".ladder/manifest-snapshot") == snapshot, "the state is written again")
+        }
+    }
+
+    @Test("a no-op build reuses its state as is, even with tabs, newlines and backslashes in names")
+    func snapshotRoundTrip() throws {
+        let folder = try Self.project(photos: 1)
+        try folder.write(TestImages.gradientJPEG(width: 64, height: 48, seed: 9), to: "photos/tab\there\\and\nline.jpg")
+        try folder.write("not an image", to: "photos/bad\\\tname.jpg")
+        try Pipelines.build(in: folder)
+        let state = folder.path(".ladder/manifest-snapshot")
+        let before = try #require(Directory.status(atPath: state))
+        let report = try Pipelines.build(in: folder)
+        #expect(report.skipped == 2 && report.failed.count == 1 && !report.manifestWritten)
+        #expect(Directory.status(atPath: state) == before, "read back equal to the manifest, so not rewritten")
+    }
+
     @Test("a manifest above the output folder holds paths prefixed with the folder's name")
+
     func manifestAboveOutput() throws {
         let folder = try Self.project(
             photos: 1, pipeline: #"{"sources": ["photos"], "output": "site/img", "manifest": "site/manifest.json"}"#)

@@ -75,11 +75,11 @@ public final class Builder: Sendable {
         let manifestFolder = try Directory.create(FilePath.parent(configuration.manifestPath))
         try removeTemporaryFiles(output: output, manifestFolder: manifestFolder)
 
-        let previous = loadPreviousManifest()
+        let stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
+        let (previous, snapshotIsCurrent) = loadPreviousManifest(manifestFolder: manifestFolder, state: stateDirectory)
         let scanStarted = Self.now()
         let walk = try SourceWalker(configuration: configuration).walk()
         for warning in walk.warnings { observer?.warning("\(warning.path): \(warning.message)") }
-        let stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
         let oldCache = (try? stateDirectory?.readFile("stat-cache")).map { StatCache(serialized: $0) } ?? StatCache()
 
         let fingerprints = Dictionary(
@@ -141,7 +141,7 @@ public final class Builder: Sendable {
         for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
         // Deterministic encoding: a manifest equal to the previous one has its bytes already.
         var manifestWritten = false
-        if manifest != previous {
+        if manifest != previous || !snapshotIsCurrent {
             let manifestData = [UInt8](manifest.jsonData())
             let manifestName = FilePath.name(configuration.manifestPath)
             if (try? manifestFolder.readFile(manifestName)) != manifestData {
@@ -149,6 +149,8 @@ public final class Builder: Sendable {
                 try manifestFolder.synchronize()
                 manifestWritten = true
             }
+            let snapshot = ManifestSnapshot(manifestSHA1: Checksum.hex(.sha1, of: manifestData), manifest: manifest)
+            try? stateDirectory?.writeAtomically(snapshot.serialized(), to: ManifestSnapshot.fileName)
         }
         let removed = try removeStaleFiles(output: output, manifest: manifest, prefix: prefix)
 
@@ -324,15 +326,27 @@ public final class Builder: Sendable {
             images: images, failures: failures)
     }
 
-    private func loadPreviousManifest() -> Manifest? {
+    /// The manifest the last build left, from its snapshot when the manifest file still has
+    /// the bytes the snapshot was made from, else from its JSON. `snapshotIsCurrent` is false
+    /// when the snapshot must be written again.
+    private func loadPreviousManifest(
+        manifestFolder: Directory, state: Directory?
+    ) -> (manifest: Manifest?, snapshotIsCurrent: Bool) {
         let path = configuration.manifestPath
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let bytes = try? manifestFolder.readFile(FilePath.name(path)) else { return (nil, false) }
+        if let state, let snapshotBytes = try? state.readFile(ManifestSnapshot.fileName),
+            let snapshot = ManifestSnapshot(serialized: snapshotBytes),
+            snapshot.manifestSHA1 == Checksum.hex(.sha1, of: bytes),
+            snapshot.manifest.contentProblems().isEmpty
+        {
+            return (snapshot.manifest, true)
+        }
         do {
-            return try Manifest(jsonData: data)
+            return (try Manifest(jsonData: Data(bytes)), false)
         } catch {
             observer?.warning(
                 "the previous manifest '\(path)' cannot be used (\(error)); every source will be built again")
-            return nil
+            return (nil, false)
         }
     }
 
@@ -362,16 +376,16 @@ public final class Builder: Sendable {
 
     /// Deletes the temporary files of runs that were killed (only ladder's own, by name).
     private func removeTemporaryFiles(output: Directory, manifestFolder: Directory) throws {
-        for name in try manifestFolder.entries() where name.hasPrefix(Directory.temporaryPrefix) {
+        for name in try manifestFolder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
             try manifestFolder.removeFile(name)
         }
-        for folderName in try output.entries() where folderName.utf8.count == 2 {
+        for folderName in try output.entries(sorted: false) where folderName.utf8.count == 2 {
             guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
-            for name in try folder.entries() where name.hasPrefix(Directory.temporaryPrefix) {
+            for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
                 try folder.removeFile(name)
             }
         }
-        for name in try output.entries() where name.hasPrefix(Directory.temporaryPrefix) {
+        for name in try output.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
             try output.removeFile(name)
         }
     }
@@ -388,10 +402,10 @@ public final class Builder: Sendable {
             }
         }
         var removed = 0
-        for folderName in try output.entries() where folderName.utf8.count == 2 {
+        for folderName in try output.entries(sorted: false) where folderName.utf8.count == 2 {
             guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
             var changed = false
-            for name in try folder.entries() {
+            for name in try folder.entries(sorted: false) {
                 let relative = folderName + "/" + name
                 guard ContentAddress.isVariantPath(relative), !referenced.contains(relative) else { continue }
                 try folder.removeFile(name)

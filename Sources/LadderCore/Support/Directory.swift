@@ -78,15 +78,15 @@ public final class Directory: @unchecked Sendable {
         return FileStatus(info)
     }
 
-    /// The names in this folder, sorted by their bytes, without "." and "..", and without names
-    /// that are not valid UTF-8 (see `listing()`).
-    public func entries() throws(FileSystemError) -> [String] {
-        try listing().names
+    /// The names in this folder, sorted by their bytes unless `sorted` is false, without "." and
+    /// "..", and without names that are not valid UTF-8 (see `listing()`).
+    public func entries(sorted: Bool = true) throws(FileSystemError) -> [String] {
+        try listing(sorted: sorted).names
     }
 
-    /// The names in this folder, sorted by their bytes, and how many names are not valid UTF-8
-    /// (such names cannot be written in a manifest, so they are left out).
-    public func listing() throws(FileSystemError) -> (names: [String], undecodable: Int) {
+    /// The names in this folder, sorted by their bytes unless `sorted` is false, and how many
+    /// names are not valid UTF-8 (such names cannot be written in a manifest, so they are left out).
+    public func listing(sorted: Bool = true) throws(FileSystemError) -> (names: [String], undecodable: Int) {
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             throw FileSystemError.current("list", path)
@@ -97,9 +97,7 @@ public final class Directory: @unchecked Sendable {
         var undecodable = 0
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
-                let bytes = Array(raw.prefix { $0 != 0 })
-                let decoded = String(decoding: bytes, as: UTF8.self)
-                return Array(decoded.utf8) == bytes ? decoded : nil
+                String(validating: raw[..<(raw.firstIndex(of: 0) ?? raw.count)], as: UTF8.self)
             }
             guard let name else {
                 undecodable += 1
@@ -107,8 +105,10 @@ public final class Directory: @unchecked Sendable {
             }
             if name != "." && name != ".." { names.append(name) }
         }
+        guard sorted else { return (names, undecodable) }
         // By bytes: names that differ only by Unicode normalization stay distinct and ordered.
         return (names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, undecodable)
+
     }
 
     /// Reads the regular file `name` whole, refusing symbolic links, special files (a FIFO
