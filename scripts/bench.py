@@ -183,6 +183,47 @@ def noop_rebuild(ladder, count, work, jobs):
     return first, statistics.median(times), min(times), max(times)
 
 
+def synthetic_jpegs(folder, count, width, height):
+    """Writes `count` distinct smooth photos-sized JPEGs (gradients whose slope and offset
+    depend on the index) and returns the folder."""
+    import pyvips
+    os.makedirs(folder, exist_ok=True)
+    xy = pyvips.Image.xyz(width, height)
+    x, y = xy[0], xy[1]
+    for index in range(count):
+        red = (x * ((index % 7) + 1) / 16 + y / 8 + index) % 256
+        green = (y * ((index // 7 % 5) + 1) / 16 + x / 32 + 3 * index) % 256
+        blue = ((x + y) / 24 + index // 256 * 40) % 256
+        image = red.bandjoin([green, blue]).cast("uchar").copy(interpretation="srgb")
+        image.jpegsave(os.path.join(folder, f"s{index:05d}.jpg"), Q=88)
+    return folder
+
+
+def peak_of_build(ladder, sources, work, jobs):
+    """Peak resident memory (KiB) of a fresh `ladder build` of `sources`."""
+    folder = os.path.join(work, "memory-project")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    with open(os.path.join(folder, "pipeline.json"), "w") as f:
+        f.write(json.dumps({"sources": [sources]}))
+    return measured([ladder, "build", "--jobs", str(jobs), "--quiet"], folder)[1]
+
+
+def memory_bound(ladder, work, jobs, small, large):
+    """Peak memory for a small and a ten times larger batch of 4-megapixel sources, and for one
+    and for `jobs` 100-megapixel sources built with `jobs` jobs."""
+    rows = []
+    for count in (small, large):
+        sources = synthetic_jpegs(os.path.join(work, f"batch-{count}"), count, 2400, 1600)
+        rows.append((f"{count} sources of 4 MP", peak_of_build(ladder, sources, work, jobs)))
+        shutil.rmtree(sources, ignore_errors=True)
+    for count in (1, jobs):
+        sources = synthetic_jpegs(os.path.join(work, f"huge-{count}"), count, 10000, 10000)
+        rows.append((f"{count} source{'s' if count > 1 else ''} of 100 MP", peak_of_build(ladder, sources, work, jobs)))
+        shutil.rmtree(sources, ignore_errors=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", nargs="?")
@@ -190,6 +231,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--noop-files", type=int, default=10000, help="0 to skip the no-op rebuild")
+    parser.add_argument("--memory-batch", type=int, default=40,
+                        help="the smaller batch of the memory check (the larger is ten times it); 0 to skip it")
     parser.add_argument("--markdown", help="also write the results as Markdown to this file")
     arguments = parser.parse_args()
 
@@ -230,7 +273,15 @@ def main():
             first, median, fastest, slowest = noop_rebuild(arguments.ladder, arguments.noop_files, work, arguments.jobs)
             lines += ["", f"No-op rebuild of {arguments.noop_files} unchanged sources: median {median:.3f} s "
                           f"(min {fastest:.3f}, max {slowest:.3f}, 5 runs); the first build took {first:.1f} s."]
+        if arguments.memory_batch > 0:
+            print("bench: memory check", file=sys.stderr)
+            rows = memory_bound(arguments.ladder, work, arguments.jobs, arguments.memory_batch,
+                                arguments.memory_batch * 10)
+            lines += ["", f"Peak memory of ladder build (whole process tree, {arguments.jobs} jobs):", "",
+                      "| sources | peak memory |", "|---|---|"]
+            lines += [f"| {label} | {peak / 1024:.0f} MiB |" for label, peak in rows]
         cpu = "unknown CPU"
+
         try:
             with open("/proc/cpuinfo") as f:
                 cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))

@@ -22,14 +22,18 @@ public enum Rendering: Sendable {
 /// The command-line entry point: `run(arguments:console:rendering:)` is all the executable
 /// calls, and what tests call.
 public enum Ladder {
-    static let commands: [any LadderCommand.Type] = [BuildCommand.self, VerifyCommand.self, ReplayCommand.self]
+    static let commands: [any LadderCommand.Type] = [
+        BuildCommand.self, VerifyCommand.self, ReplayCommand.self, MergeCommand.self,
+    ]
 
     /// Commands for ladder's own scripts, left out of --help.
     static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self]
 
-    /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments).
+    /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)
+    /// and `environment` (nil for this process's).
     public static func run(
-        arguments: [String], console: Console = .standard(), rendering: Rendering = .inProcess
+        arguments: [String], console: Console = .standard(), rendering: Rendering = .inProcess,
+        environment: [String: String]? = nil
     ) -> ExitCode {
         let rest = Array(arguments.dropFirst())
         if rest == [RenderWorker.subcommand] {
@@ -69,7 +73,12 @@ public enum Ladder {
         do {
             let parsed = try ParsedOptions(
                 commandArguments, specs: command.options + command.commonOptions, command: command.name)
-            return try command.init(parsing: parsed).run(CommandContext(console: console, rendering: rendering))
+            let context = CommandContext(
+                console: console, rendering: rendering,
+                environment: environment ?? ProcessInfo.processInfo.environment)
+
+            return try command.init(parsing: parsed).run(context)
+
         } catch {
             return usageFailure(error, console: console)
         }

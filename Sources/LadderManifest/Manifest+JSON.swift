@@ -47,10 +47,16 @@ extension Manifest {
         let allValid = images.allSatisfy { key, entry in
             Self.isSHA1(key) && entry.variants.values.allSatisfy { ManifestPath.problem(with: $0.path) == nil }
         }
-        if allValid { return [] }
         var problems: [ContentProblem] = []
+        if let shard, !(1...max(1, shard.count)).contains(shard.index) {
+            problems.append(
+                ContentProblem(
+                    location: "$.shard", message: "shard \(shard.index) of \(shard.count) does not exist"))
+        }
+        if allValid { return problems }
 
         for key in images.keys.sorted() {
+
             guard let entry = images[key] else { continue }
             if !Self.isSHA1(key) {
                 problems.append(

@@ -12,15 +12,42 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var images: [String: ImageEntry]
     /// Sources that could not be built, by source path, with a one-line reason.
     public var failures: [String: String]
+    /// Set only in a partial manifest, written by one shard of a sharded build: which share of
+    /// the sources it holds. `ladder merge` joins the shards' partial manifests into one
+    /// manifest, which has no `shard`.
+    public var shard: Shard?
 
     public init(
         version: Int = Manifest.currentVersion, generator: Generator, images: [String: ImageEntry] = [:],
-        failures: [String: String] = [:]
+        failures: [String: String] = [:], shard: Shard? = nil
     ) {
         self.version = version
         self.generator = generator
         self.images = images
         self.failures = failures
+        self.shard = shard
+    }
+
+    /// What a partial manifest says about the build it is a share of, so that merging can check
+    /// that the shards ran on the same sources with the same pipeline.
+    public struct Shard: Sendable, Equatable, Codable {
+        /// Which share this is, from 1 to `count`.
+        public var index: Int
+        public var count: Int
+        /// How many source files the build found (all shards find the same ones).
+        public var sources: Int
+        /// SHA1 of the sorted source paths, each followed by a line feed.
+        public var sourcesSHA1: String
+        /// The recipe fingerprint of each variant.
+        public var recipes: [String: String]
+
+        public init(index: Int, count: Int, sources: Int, sourcesSHA1: String, recipes: [String: String]) {
+            self.index = index
+            self.count = count
+            self.sources = sources
+            self.sourcesSHA1 = sourcesSHA1
+            self.recipes = recipes
+        }
     }
 
     /// The versions of the software that wrote the variants.

@@ -7,9 +7,11 @@ import Testing
 /// `Ladder.run(arguments:)` in this process: what a user types and what they get back.
 @Suite("Command line")
 struct CommandLineTests {
-    static func run(_ arguments: [String]) -> (code: ExitCode, output: String, error: String) {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) -> (code: ExitCode, output: String, error: String) {
         let recording = RecordingConsole()
-        let code = Ladder.run(arguments: ["ladder"] + arguments, console: recording.console)
+        let code = Ladder.run(arguments: ["ladder"] + arguments, console: recording.console, environment: environment)
         return (code, recording.output, recording.error)
     }
 
@@ -49,6 +51,9 @@ struct CommandLineTests {
             (["build", "--jobs", "0"], "from 1 to 1024"),
             (["build", "--quiet", "--verbose"], "cannot be used together"),
             (["build", "extra"], "unexpected argument"),
+            (["build", "--shard", "3/2"], "from 1 to 2"),
+            (["build", "--shard", "auto/2"], "JOB_COMPLETION_INDEX"),
+            (["merge", "--colour"], "unknown option '--colour'"),
         ])
     func usageErrors(_ arguments: [String], _ message: String) {
         let result = Self.run(arguments)
@@ -99,5 +104,49 @@ struct CommandLineTests {
         #expect(result.output.contains("1 built"))
         #expect(result.output.contains("variants: "))
         #expect(result.output.contains("build/variants/manifest.json"))
+    }
+
+    @Test("a sharded build from a Kubernetes index, merged, gives the manifest; merge --json reports it")
+    func shardAndMerge() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        for index in 0..<4 {
+            try folder.write(
+                TestImages.gradientJPEG(width: 120 + index, height: 80, seed: index), to: "photos/\(index).jpg")
+        }
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        let config = folder.path("pipeline.json")
+        for index in 0..<2 {
+            let result = Self.run(
+                ["build", "--config", config, "--shard", "auto/2", "--json"],
+                environment: ["JOB_COMPLETION_INDEX": "\(index)"])
+            #expect(result.code == .success)
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            #expect((object["shard"] as? [String: Int]) == ["index": index + 1, "count": 2])
+            #expect((object["manifest"] as? String)?.hasSuffix("manifest.shard-\(index + 1)-of-2.json") == true)
+        }
+        let merge = Self.run(["merge", "--config", config, "--json"])
+        #expect(merge.code == .success)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(merge.output.utf8)) as? [String: Any])
+        #expect(object["ok"] as? Bool == true)
+        #expect(object["images"] as? Int == 4 && object["shards"] as? Int == 2)
+        #expect(folder.exists("build/variants/manifest.json"))
+        #expect(!folder.files(under: "build/variants").contains { $0.contains(".shard-") }, "partials deleted")
+    }
+
+    @Test("merge with a shard missing exits 1, names the file and what to run")
+    func mergeMissingShard() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.gradientJPEG(width: 120, height: 80), to: "photos/a.jpg")
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        let config = folder.path("pipeline.json")
+        #expect(Self.run(["build", "--config", config, "--shard", "2/2", "--quiet"]).code == .success)
+        let result = Self.run(["merge", "--config", config])
+        #expect(result.code == .failure)
+        #expect(
+            result.error.contains("manifest.shard-1-of-2.json: shard 1 of 2 is missing; run ladder build --shard 1/2"))
+        #expect(!folder.exists("build/variants/manifest.json"))
     }
 }

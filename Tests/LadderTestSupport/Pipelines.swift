@@ -13,13 +13,21 @@ public enum Pipelines {
         try PipelineConfiguration.load(from: folder.path("pipeline.json"))
     }
 
-    /// Builds the pipeline in `folder` in this process and returns the report.
+    /// Builds the pipeline in `folder` (or one shard of it) in this process and returns the report.
     @discardableResult
-    public static func build(in folder: TemporaryDirectory, jobs: Int = 2) throws -> BuildReport {
+    public static func build(in folder: TemporaryDirectory, jobs: Int = 2, shard: Shard? = nil) throws -> BuildReport {
         TestImages.start()
-        let builder = Builder(configuration: try configuration(in: folder), options: Builder.Options(jobs: jobs))
+        let builder = Builder(
+            configuration: try configuration(in: folder), options: Builder.Options(jobs: jobs, shard: shard))
         return try builder.run()
     }
+
+    /// Merges the partial manifests of the pipeline in `folder`.
+    @discardableResult
+    public static func merge(in folder: TemporaryDirectory, keepPartials: Bool = false) throws -> MergeReport {
+        try ManifestMerger(configuration: try configuration(in: folder), keepPartials: keepPartials).run()
+    }
+
 }
 
 /// The built `ladder` executable, for tests that run it as a separate process (killing it,

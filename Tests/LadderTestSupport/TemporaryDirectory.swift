@@ -65,4 +65,22 @@ public final class TemporaryDirectory: @unchecked Sendable {
         }
         return times
     }
+
+    /// Copies every file below `relative` in `other` to the same place in this folder (files
+    /// already here are overwritten), as gathering a CI job's artifacts does.
+    public func copyFiles(from other: TemporaryDirectory, under relative: String = "") throws {
+        for file in other.files(under: relative) {
+            let name = relative.isEmpty ? file : relative + "/" + file
+            try write(other.read(name), to: name)
+        }
+    }
+
+    /// The bytes of every file below `relative`, by path relative to it.
+    public func contents(under relative: String = "") throws -> [String: [UInt8]] {
+        var contents: [String: [UInt8]] = [:]
+        for file in files(under: relative) {
+            contents[file] = try read(relative.isEmpty ? file : relative + "/" + file)
+        }
+        return contents
+    }
 }

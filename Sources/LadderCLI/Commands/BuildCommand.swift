@@ -6,17 +6,28 @@ import LadderImaging
 struct BuildCommand: LadderCommand {
     static let name = "build"
     static let summary = "Make the variants of every source and write the manifest."
-    static let synopsis = "[--config PATH] [--jobs N] [--json] [--no-wait]"
+    static let synopsis = "[--config PATH] [--jobs N] [--shard K/N] [--json] [--no-wait]"
     static let discussion = """
         Reads pipeline.json, finds the images under its source folders and makes each configured
         variant of each one. Only what changed is made again: a source whose bytes, recipe and
         encoder are unchanged is skipped. Every file is written under a temporary name, flushed
         and renamed; the manifest is written last. A source that fails is listed with its reason
         and the others are still built.
+
+        With --shard, only the sources whose SHA1 falls in shard K of N are built, into a partial
+        manifest beside the manifest (manifest.shard-K-of-N.json); 'ladder merge' joins the
+        partial manifests of all N shards into the manifest one build would have written.
+        --shard auto/N takes K from LADDER_SHARD_INDEX, JOB_COMPLETION_INDEX (Kubernetes Indexed
+        Jobs) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch array jobs), counted from 0; --shard auto
+        also takes N from LADDER_SHARD_COUNT.
         """
     static let options = [
         .config,
         .jobs("Sources processed at once."),
+        OptionSpec(
+            names: ["--shard"], value: "K/N",
+            help: "Build only shard K of N (K from 1), or auto/N or auto to read it from the environment.",
+            defaultText: "the whole build"),
         OptionSpec(names: ["--json"], help: "Print the summary as one JSON object on standard output."),
         OptionSpec(
             names: ["--no-wait"], help: "Exit with 75 instead of waiting when another build holds the output folder."),
@@ -34,6 +45,7 @@ struct BuildCommand: LadderCommand {
     var jobs = Builder.defaultJobs
     var json = false
     var wait = true
+    var shardSpecification: String?
     var verbosity = Verbosity.normal
 
     init(parsing options: ParsedOptions) throws(UsageError) {
@@ -44,11 +56,21 @@ struct BuildCommand: LadderCommand {
         jobs = try options.integer("--jobs", in: 1...1024, command: Self.name) ?? jobs
         json = options.has("--json")
         wait = !options.has("--no-wait")
+        shardSpecification = options.value("--shard")
         verbosity = try Verbosity(options, command: Self.name)
     }
 
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
+        var shard: Shard?
+        if let shardSpecification {
+            do {
+                shard = try Shard(parsing: shardSpecification, environment: context.environment)
+            } catch {
+                console.error(UsageError("--shard: \(error)", command: Self.name).description)
+                return .usage
+            }
+        }
         let configuration: PipelineConfiguration
         // With render workers, this process never decodes: only the workers start libvips.
         var inProcess = false
@@ -77,7 +99,8 @@ struct BuildCommand: LadderCommand {
         }
         defer { pool?.shutdown() }
         let builder = Builder(
-            configuration: configuration, options: Builder.Options(jobs: jobs, waitForLock: wait), renderer: renderer,
+            configuration: configuration, options: Builder.Options(jobs: jobs, waitForLock: wait, shard: shard),
+            renderer: renderer,
             observer: progress)
         let report: BuildReport
         do {
@@ -102,6 +125,10 @@ struct BuildCommand: LadderCommand {
         var line =
             "\(images) image\(images == 1 ? "" : "s") from \(report.sources) source\(report.sources == 1 ? "" : "s"): "
         line += "\(report.built) built, \(report.skipped) up to date"
+        if let shard = report.shard {
+            line += ", \(report.inOtherShards) left to other shards (this is shard \(shard))"
+        }
+
         if !report.failed.isEmpty { line += ", " + console.styled("\(report.failed.count) failed", .red) }
         line += String(format: " (%.1f s)", report.seconds)
         console.print(line)

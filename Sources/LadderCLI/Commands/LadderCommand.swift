@@ -23,6 +23,8 @@ protocol LadderCommand: Sendable {
 struct CommandContext: Sendable {
     var console: Console
     var rendering: Rendering
+    /// The process environment (tests pass their own).
+    var environment: [String: String]
 }
 
 extension LadderCommand {

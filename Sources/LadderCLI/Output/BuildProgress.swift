@@ -40,7 +40,9 @@ final class BuildProgress: BuildObserving {
                 case .built: console.diagnose("built \(path)")
                 case .upToDate: console.diagnose("up to date \(path)")
                 case .failed(let reason): console.diagnose("failed \(path): \(reason)")
+                case .inOtherShard: console.diagnose("left to another shard \(path)")
                 }
+
             }
             let now = Date()
             guard drawsLine, now.timeIntervalSince(state.lastDrawn) >= 0.1 || state.done == state.total else { return }

@@ -25,6 +25,13 @@ struct BuildSummaryJSON: Encodable {
     var output: String
     var manifest: String
     var manifestWritten: Bool
+    var shard: ShardJSON?
+    var inOtherShards: Int?
+
+    struct ShardJSON: Encodable {
+        var index: Int
+        var count: Int
+    }
 
     init(_ report: BuildReport) {
         built = report.built
@@ -40,6 +47,9 @@ struct BuildSummaryJSON: Encodable {
         output = displayPath(report.outputDirectory)
         manifest = displayPath(report.manifestPath)
         manifestWritten = report.manifestWritten
+        shard = report.shard.map { ShardJSON(index: $0.index, count: $0.count) }
+        inOtherShards = report.shard.map { _ in report.inOtherShards }
+
     }
 
     func encoded() -> String { encodeJSONLine(self) }

@@ -6,7 +6,22 @@ public enum BuildError: Error, Sendable, CustomStringConvertible {
     /// Another build holds the output folder and waiting was not allowed.
     case locked(String)
 
+    /// Runs `body`, turning whatever it throws into a `BuildError` (`operation` on `path` names
+    /// errors that are neither).
+    static func mapping<T>(operation: String, path: String, _ body: () throws -> T) throws(BuildError) -> T {
+        do {
+            return try body()
+        } catch let error as BuildError {
+            throw error
+        } catch let error as FileSystemError {
+            throw .io(error)
+        } catch {
+            throw .io(FileSystemError(operation: operation, path: path, code: 0, reason: "\(error)"))
+        }
+    }
+
     public var description: String {
+
         switch self {
         case .io(let error):
             var text = error.description

@@ -6,6 +6,10 @@ public struct BuildReport: Sendable, Equatable {
     public var built: Int
     /// Distinct images whose variants were all up to date.
     public var skipped: Int
+    /// The share of the sources this build made, when it was one shard of a build.
+    public var shard: Shard?
+    /// Sources left to the other shards.
+    public var inOtherShards: Int
     /// Sources that could not be built, with the reason, sorted by path.
     public var failed: [Failure]
     /// What the user should know about the sources: entries passed over (links, special files),
@@ -46,4 +50,7 @@ public enum SourceOutcome: Sendable, Equatable {
     case built
     case upToDate
     case failed(String)
+    /// Another shard of the build makes it.
+    case inOtherShard
+
 }

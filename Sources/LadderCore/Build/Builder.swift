@@ -15,10 +15,13 @@ public final class Builder: Sendable {
         public var jobs: Int
         /// Wait for another build holding the output folder (else fail at once).
         public var waitForLock: Bool
+        /// Build only this share of the sources, into a partial manifest.
+        public var shard: Shard?
 
-        public init(jobs: Int = Builder.defaultJobs, waitForLock: Bool = true) {
+        public init(jobs: Int = Builder.defaultJobs, waitForLock: Bool = true, shard: Shard? = nil) {
             self.jobs = jobs
             self.waitForLock = waitForLock
+            self.shard = shard
         }
     }
 
@@ -53,30 +56,58 @@ public final class Builder: Sendable {
 
     public func run() throws(BuildError) -> BuildReport {
         let started = Date()
-        do {
-            return try runLocked(started: started)
-        } catch let error as BuildError {
-            throw error
-        } catch let error as FileSystemError {
-            throw .io(error)
-        } catch {
-            throw .io(
-                FileSystemError(operation: "build", path: configuration.outputDirectory, code: 0, reason: "\(error)"))
+        return try BuildError.mapping(operation: "build", path: configuration.outputDirectory) {
+            try runLocked(started: started)
         }
+
     }
 
     private func runLocked(started: Date) throws -> BuildReport {
+        let shard = options.shard
         let output = try Directory.create(configuration.outputDirectory)
-        if try !output.lock(wait: false) {
+        // Shards of one build may share an output folder: each holds the folder's lock shared
+        // and its own shard's lock exclusively. A whole build holds the folder's lock exclusively.
+        if try !output.lock(wait: false, shared: shard != nil) {
             guard options.waitForLock else { throw BuildError.locked(configuration.outputDirectory) }
             observer?.warning("waiting for another ladder build to finish with '\(configuration.outputDirectory)'")
-            _ = try output.lock(wait: true)
+            _ = try output.lock(wait: true, shared: shard != nil)
         }
-        let manifestFolder = try Directory.create(FilePath.parent(configuration.manifestPath))
-        try removeTemporaryFiles(output: output, manifestFolder: manifestFolder)
+        let stateDirectory: Directory?
+        var shardLock: FileLock?
+        if let shard {
+            let state = try Directory.create(configuration.resolve(Self.stateFolder))
+            let lockName = "shard-\(shard.index)-of-\(shard.count).lock"
+            shardLock = try state.lockFile(lockName, wait: false)
+            if shardLock == nil {
+                guard options.waitForLock else { throw BuildError.locked(configuration.outputDirectory) }
+                observer?.warning("waiting for another ladder build of shard \(shard) to finish")
+                shardLock = try state.lockFile(lockName, wait: true)
+            }
+            stateDirectory = state
+        } else {
+            stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
+        }
+        defer { withExtendedLifetime(shardLock) {} }
 
-        let stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
-        let (previous, snapshotIsCurrent) = loadPreviousManifest(manifestFolder: manifestFolder, state: stateDirectory)
+        let manifestPath = shard?.partialManifestPath(for: configuration.manifestPath) ?? configuration.manifestPath
+        let manifestFolder = try Directory.create(FilePath.parent(manifestPath))
+        try removeTemporaryFiles(
+            output: output, manifestFolder: manifestFolder, manifestName: FilePath.name(manifestPath))
+
+        let snapshotName = ManifestSnapshot.fileName + (shard.map { ".shard-\($0.index)-of-\($0.count)" } ?? "")
+        var loaded = loadPreviousManifest(
+            at: manifestPath, folder: manifestFolder, state: stateDirectory, snapshotName: snapshotName)
+        if shard != nil, loaded.manifest == nil, FileManager.default.fileExists(atPath: configuration.manifestPath) {
+            // After `ladder merge` the shard's own manifest is gone; the merged one holds its
+            // entries as well (those of other shards are never looked up).
+            loaded.manifest =
+                loadPreviousManifest(
+                    at: configuration.manifestPath, folder: manifestFolder, state: stateDirectory,
+                    snapshotName: ManifestSnapshot.fileName
+                ).manifest
+        }
+        let (previous, snapshotIsCurrent) = loaded
+
         let scanStarted = Self.now()
         let walk = try SourceWalker(configuration: configuration).walk()
         for warning in walk.warnings { observer?.warning("\(warning.path): \(warning.message)") }
@@ -112,7 +143,7 @@ public final class Builder: Sendable {
             do {
                 outcome = try self.process(
                     file, previous: previous, cache: oldCache, fingerprints: fingerprints, recipes: recipes,
-                    settings: settings, prefix: prefix, folders: folders, state: state)
+                    settings: settings, prefix: prefix, folders: folders, state: state, shard: shard)
             } catch let error as FileSystemError {
                 state.withLock { $0.fatal = $0.fatal ?? error }
                 return false
@@ -136,23 +167,29 @@ public final class Builder: Sendable {
         }
         try output.synchronize()
 
-        let manifest = assembleManifest(&result, files: files)
+        var manifest = assembleManifest(&result, files: files, shard: shard)
+        if let shard {
+            let sortedPaths = files.map(\.path).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            manifest.shard = Manifest.Shard(
+                index: shard.index, count: shard.count, sources: files.count,
+                sourcesSHA1: Self.sourceListSHA1(sortedPaths), recipes: fingerprints)
+        }
         let mismatches = Self.extensionMismatches(in: manifest)
         for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
         // Deterministic encoding: a manifest equal to the previous one has its bytes already.
         var manifestWritten = false
         if manifest != previous || !snapshotIsCurrent {
             let manifestData = [UInt8](manifest.jsonData())
-            let manifestName = FilePath.name(configuration.manifestPath)
+            let manifestName = FilePath.name(manifestPath)
             if (try? manifestFolder.readFile(manifestName)) != manifestData {
                 try manifestFolder.writeAtomically(manifestData, to: manifestName)
                 try manifestFolder.synchronize()
                 manifestWritten = true
             }
             let snapshot = ManifestSnapshot(manifestSHA1: Checksum.hex(.sha1, of: manifestData), manifest: manifest)
-            try? stateDirectory?.writeAtomically(snapshot.serialized(), to: ManifestSnapshot.fileName)
+            try? stateDirectory?.writeAtomically(snapshot.serialized(), to: snapshotName)
         }
-        let removed = try removeStaleFiles(output: output, manifest: manifest, prefix: prefix)
+        let removed = try removeStaleFiles(output: output, manifest: manifest, prefix: prefix, shard: shard)
 
         var cache = StatCache(scannedAt: scanStarted)
         for file in files { if let sha1 = result.sha1ByPath[file.path] { cache.record(file, sha1: sha1) } }
@@ -162,13 +199,14 @@ public final class Builder: Sendable {
 
         return BuildReport(
             sources: files.count, built: result.built.count, skipped: result.upToDate.count,
+            shard: shard, inOtherShards: result.inOtherShards,
             failed: manifest.failures.sorted { $0.key < $1.key }.map {
                 BuildReport.Failure(source: $0.key, reason: $0.value)
             },
             warnings: (walk.warnings + mismatches).sorted { $0.path < $1.path }, hashed: result.hashed,
             filesWritten: result.filesWritten,
             filesRemoved: removed,
-            manifestWritten: manifestWritten, manifestPath: configuration.manifestPath,
+            manifestWritten: manifestWritten, manifestPath: manifestPath,
             outputDirectory: configuration.outputDirectory, seconds: Date().timeIntervalSince(started))
     }
 
@@ -188,13 +226,15 @@ public final class Builder: Sendable {
         var filesWritten = 0
         var hashed = 0
         var distrustedCacheEntries = false
+        /// Sources left to other shards.
+        var inOtherShards = 0
         var fatal: FileSystemError?
     }
 
     private func process(
         _ file: SourceFile, previous: Manifest?, cache: StatCache, fingerprints: [String: String],
         recipes: [String: VariantRecipe], settings: RenderSettings, prefix: String, folders: OutputFolders,
-        state: borrowing Mutex<BuildState>
+        state: borrowing Mutex<BuildState>, shard: Shard?
     ) throws -> SourceOutcome {
         var bytes: [UInt8]?
         let sha1: String
@@ -206,6 +246,10 @@ public final class Builder: Sendable {
                 bytes = read
                 sha1 = Checksum.hex(.sha1, of: read)
             } catch {
+                if let shard, !shard.owns(sha1: Checksum.hex(.sha1, of: Array(file.path.utf8))) {
+                    state.withLock { $0.inOtherShards += 1 }
+                    return .inOtherShard
+                }
                 state.withLock { $0.failureByPath[file.path] = error.reason }
                 return .failed(error.reason)
             }
@@ -214,6 +258,13 @@ public final class Builder: Sendable {
                 $0.hashed += 1
                 if distrusted { $0.distrustedCacheEntries = true }
             }
+        }
+        if let shard, !shard.owns(sha1: sha1) {
+            state.withLock {
+                $0.sha1ByPath[file.path] = sha1  // for the stat cache
+                $0.inOtherShards += 1
+            }
+            return .inOtherShard
         }
         let isClaimant = state.withLock { state in
             state.sha1ByPath[file.path] = sha1
@@ -307,11 +358,14 @@ public final class Builder: Sendable {
 
     // MARK: - Manifest
 
-    private func assembleManifest(_ state: inout BuildState, files: [SourceFile]) -> Manifest {
+    private func assembleManifest(_ state: inout BuildState, files: [SourceFile], shard: Shard?) -> Manifest {
         var images: [String: Manifest.ImageEntry] = [:]
-        var failures = state.failureByPath
+        // A source that could not be read has no SHA1; the SHA1 of its path decides its shard.
+        var failures = state.failureByPath.filter { path, _ in
+            shard?.owns(sha1: Checksum.hex(.sha1, of: Array(path.utf8))) ?? true
+        }
         for file in files {
-            guard let sha1 = state.sha1ByPath[file.path] else { continue }
+            guard let sha1 = state.sha1ByPath[file.path], shard?.owns(sha1: sha1) ?? true else { continue }
             if let reason = state.failureBySHA1[sha1] {
                 failures[file.path] = reason
             } else if var entry = images[sha1] ?? state.entries[sha1] {
@@ -330,11 +384,11 @@ public final class Builder: Sendable {
     /// the bytes the snapshot was made from, else from its JSON. `snapshotIsCurrent` is false
     /// when the snapshot must be written again.
     private func loadPreviousManifest(
-        manifestFolder: Directory, state: Directory?
+        at path: String, folder manifestFolder: Directory, state: Directory?, snapshotName: String
     ) -> (manifest: Manifest?, snapshotIsCurrent: Bool) {
-        let path = configuration.manifestPath
         guard let bytes = try? manifestFolder.readFile(FilePath.name(path)) else { return (nil, false) }
-        if let state, let snapshotBytes = try? state.readFile(ManifestSnapshot.fileName),
+        if let state, let snapshotBytes = try? state.readFile(snapshotName),
+
             let snapshot = ManifestSnapshot(serialized: snapshotBytes),
             snapshot.manifestSHA1 == Checksum.hex(.sha1, of: bytes),
             snapshot.manifest.contentProblems().isEmpty
@@ -374,25 +428,38 @@ public final class Builder: Sendable {
 
     // MARK: - Cleaning
 
-    /// Deletes the temporary files of runs that were killed (only ladder's own, by name).
-    private func removeTemporaryFiles(output: Directory, manifestFolder: Directory) throws {
-        for name in try manifestFolder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
+    /// Deletes the temporary files of runs that were killed (only ladder's own, by name). A shard
+    /// deletes only its own (those of its variants and of its partial manifest): other shards
+    /// may be writing into the same folders.
+    private func removeTemporaryFiles(output: Directory, manifestFolder: Directory, manifestName: String) throws {
+        func isOurs(_ name: String, variant: Bool) -> Bool {
+            guard name.hasPrefix(Directory.temporaryPrefix) else { return false }
+            guard let shard = options.shard else { return true }
+            // .ladder-tmp-<pid>-<random>-<final name>
+            let finalName = name.dropFirst(Directory.temporaryPrefix.count).split(
+                separator: "-", maxSplits: 2, omittingEmptySubsequences: false
+            ).last.map(String.init)
+            guard let finalName else { return false }
+            return variant ? shard.owns(sha1: String(finalName.prefix(40))) : finalName == manifestName
+        }
+        for name in try manifestFolder.entries(sorted: false) where isOurs(name, variant: false) {
             try manifestFolder.removeFile(name)
         }
         for folderName in try output.entries(sorted: false) where folderName.utf8.count == 2 {
             guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
-            for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
+            for name in try folder.entries(sorted: false) where isOurs(name, variant: true) {
                 try folder.removeFile(name)
             }
         }
-        for name in try output.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
+        for name in try output.entries(sorted: false) where isOurs(name, variant: false) {
             try output.removeFile(name)
         }
     }
 
     /// Deletes variant files that the manifest no longer names. Only names ladder could have
-    /// written are touched; anything else in the output folder is left alone.
-    private func removeStaleFiles(output: Directory, manifest: Manifest, prefix: String) throws -> Int {
+    /// written are touched; anything else in the output folder is left alone. A shard deletes
+    /// only files of sources it owns, and leaves empty folders to the whole build.
+    private func removeStaleFiles(output: Directory, manifest: Manifest, prefix: String, shard: Shard?) throws -> Int {
         var referenced: Set<String> = []
         for entry in manifest.images.values {
             for variant in entry.variants.values {
@@ -407,14 +474,16 @@ public final class Builder: Sendable {
             var changed = false
             for name in try folder.entries(sorted: false) {
                 let relative = folderName + "/" + name
-                guard ContentAddress.isVariantPath(relative), !referenced.contains(relative) else { continue }
+                guard ContentAddress.isVariantPath(relative), !referenced.contains(relative),
+                    shard?.owns(sha1: String(name.prefix(40))) ?? true
+                else { continue }
                 try folder.removeFile(name)
                 removed += 1
                 changed = true
             }
             if changed {
                 try folder.synchronize()
-                if output.removeFolderIfEmpty(folderName) { try output.synchronize() }
+                if shard == nil, output.removeFolderIfEmpty(folderName) { try output.synchronize() }
             }
         }
         return removed
@@ -441,7 +510,20 @@ public final class Builder: Sendable {
         return try folder.readFile(FilePath.name(path), limit: limit)
     }
 
+    /// SHA1 of source paths (sorted), each followed by a line feed: what every shard of a build
+    /// must agree on.
+    static func sourceListSHA1(_ sortedPaths: [String]) -> String {
+        var checksum = Checksum(.sha1)
+        for path in sortedPaths {
+            var line = Array(path.utf8)
+            line.append(0x0A)
+            line.withUnsafeBytes { checksum.update($0) }
+        }
+        return checksum.hexDigest()
+    }
+
     static func now() -> Int64 {
+
         Int64(Date().timeIntervalSince1970 * 1_000_000_000)
     }
 }

@@ -19,6 +19,8 @@ import LadderManifest
 ///     source <path>                    (belongs to the image above)
 ///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe>
 ///     failure <source path> <reason>
+///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
+///     recipe <variant> <fingerprint>                  (belongs to the shard above)
 struct ManifestSnapshot: Equatable {
     /// SHA1 of the manifest file's bytes that `manifest` was read from or written as.
     var manifestSHA1: String
@@ -55,6 +57,12 @@ struct ManifestSnapshot: Equatable {
             }
         }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
+        if let shard = manifest.shard {
+            out.record([
+                "shard", String(shard.index), String(shard.count), String(shard.sources), shard.sourcesSHA1,
+            ])
+            for name in shard.recipes.keys.sorted() { out.record(["recipe", name, shard.recipes[name]!]) }
+        }
         return out.bytes
     }
 
@@ -75,6 +83,7 @@ struct ManifestSnapshot: Equatable {
         var generator: Manifest.Generator?
         var images: [String: Manifest.ImageEntry] = [:]
         var failures: [String: String] = [:]
+        var shard: Manifest.Shard?
         var current: (sha1: String, entry: Manifest.ImageEntry)?
         func finishImage() {
             if let current { images[current.sha1] = current.entry }
@@ -119,13 +128,24 @@ struct ManifestSnapshot: Equatable {
             case ("failure", 2):
                 guard let path = values[0].text, let reason = values[1].text else { return nil }
                 failures[path] = reason
+            case ("shard", 4):
+                guard shard == nil, let index = values[0].integer, let count = values[1].integer,
+                    let sources = values[2].integer, let sourcesSHA1 = values[3].text
+                else { return nil }
+                shard = Manifest.Shard(
+                    index: index, count: count, sources: sources, sourcesSHA1: sourcesSHA1, recipes: [:])
+            case ("recipe", 2):
+                guard shard != nil, let name = values[0].text, let fingerprint = values[1].text else { return nil }
+                shard!.recipes[name] = fingerprint
             default:
                 return nil
             }
         }
         finishImage()
         guard let version, let generator else { return nil }
-        manifest = Manifest(version: version, generator: generator, images: images, failures: failures)
+        manifest = Manifest(
+            version: version, generator: generator, images: images, failures: failures, shard: shard)
+
     }
 
     init(manifestSHA1: String, manifest: Manifest) {

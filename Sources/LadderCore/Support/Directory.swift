@@ -242,12 +242,32 @@ public final class Directory: @unchecked Sendable {
 
     // MARK: - Locking
 
-    /// Takes an exclusive lock on this folder (flock), waiting for another holder when `wait`
-    /// is set. The kernel releases it when the process ends, however it ends.
+    /// Takes a lock on this folder (flock), exclusive unless `shared`, waiting for another
+    /// holder when `wait` is set. The kernel releases it when the process ends, however it ends.
     ///
     /// - Returns: false when the folder is locked and `wait` is not set.
-    public func lock(wait: Bool) throws(FileSystemError) -> Bool {
-        while flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
+    public func lock(wait: Bool, shared: Bool = false) throws(FileSystemError) -> Bool {
+        try Self.flockRetrying(descriptor, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB), path: path)
+    }
+
+    /// Takes an exclusive lock on the file `name` in this folder, creating it when missing; the
+    /// lock lasts as long as the returned value. Nil when it is locked and `wait` is not set.
+    public func lockFile(_ name: String, wait: Bool) throws(FileSystemError) -> FileLock? {
+        let file = openat(descriptor, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw FileSystemError.current("lock", FilePath.join(path, name)) }
+        let lock = FileLock(descriptor: file)
+        guard try Self.flockRetrying(file, LOCK_EX | (wait ? 0 : LOCK_NB), path: FilePath.join(path, name)) else {
+            return nil
+        }
+        return lock
+    }
+
+    private static func flockRetrying(
+        _ descriptor: Int32, _ operation: Int32, path: String
+    ) throws(FileSystemError)
+        -> Bool
+    {
+        while flock(descriptor, operation) != 0 {
             if errno == EINTR { continue }
             if errno == EWOULDBLOCK { return false }
             throw FileSystemError.current("lock", path)
@@ -295,4 +315,13 @@ public struct FileStatus: Sendable, Hashable, Codable {
         self.modified = modified
         self.changed = changed
     }
+}
+
+/// A lock held on an open file; released when this is released (or the process ends).
+public final class FileLock: Sendable {
+    private let descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `pixelBudget`, except that a render may always start when nothing else runs. A 100-megapixel
 /// source therefore runs alone, instead of several of them multiplying memory by the number of
 /// jobs, while small sources run side by side.
-final class AdmissionControl: @unchecked Sendable {
+public final class AdmissionControl: @unchecked Sendable {
     // @unchecked: all state is guarded by `condition`.
 
     private let condition = NSCondition()
@@ -13,13 +13,13 @@ final class AdmissionControl: @unchecked Sendable {
     private var running = 0
     private var pixelsInFlight = 0
 
-    init(slots: Int, pixelBudget: Int) {
+    public init(slots: Int, pixelBudget: Int) {
         self.slots = max(1, slots)
         self.pixelBudget = max(1, pixelBudget)
     }
 
     /// Waits until a render of `pixels` pixels may start, and counts it.
-    func enter(pixels: Int) {
+    public func enter(pixels: Int) {
         condition.lock()
         while running >= slots || (running > 0 && pixelsInFlight + pixels > pixelBudget) {
             condition.wait()
@@ -30,7 +30,7 @@ final class AdmissionControl: @unchecked Sendable {
     }
 
     /// Counts a render of `pixels` pixels as finished.
-    func leave(pixels: Int) {
+    public func leave(pixels: Int) {
         condition.lock()
         running -= 1
         pixelsInFlight -= pixels

@@ -1,0 +1,132 @@
+import Foundation
+
+/// One share of a build split over several machines: shard `index` of `count`, 1-based.
+///
+/// A source belongs to a shard by its SHA1, never by its path or its position in a listing, so
+/// adding, removing or renaming files never moves the other sources between shards (their
+/// variants, cached on each machine, stay where they are), and identical files land in the same
+/// shard. Every shard still finds and hashes every source, which is cheap next to decoding and
+/// is skipped for unchanged files by the stat cache.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    /// From 1 to `count`.
+    public let index: Int
+    public let count: Int
+
+    /// The environment variables that hold a 0-based shard index, in the order they are read:
+    /// ladder's own, then those that Kubernetes Indexed Jobs and AWS Batch array jobs set.
+    /// (A GitHub Actions matrix sets none; pass `strategy.job-index` as LADDER_SHARD_INDEX.)
+    public static let indexVariables = ["LADDER_SHARD_INDEX", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"]
+
+    /// The environment variable that holds the number of shards for `--shard auto`.
+    public static let countVariable = "LADDER_SHARD_COUNT"
+
+    /// GitHub Actions allows 256 jobs in a matrix; far more shards than any CI runs at once.
+    public static let maximumCount = 10_000
+
+    public init?(index: Int, count: Int) {
+        guard (1...Self.maximumCount).contains(count), (1...count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// True when the source with this SHA1 (40 hex digits) belongs to this shard: its first
+    /// 64 bits, modulo `count`, are `index - 1`.
+    public func owns(sha1: String) -> Bool {
+        UInt64(sha1.prefix(16), radix: 16).map { Int($0 % UInt64(count)) == index - 1 } ?? (index == 1)
+    }
+
+    // MARK: - Parsing
+
+    /// Why a `--shard` value cannot be used.
+    public struct SpecificationError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads `K/N` (shard K of N, from 1), `auto/N` (the index from the first of
+    /// `indexVariables` that is set, counted from 0 as those systems do) or `auto` (the count
+    /// from LADDER_SHARD_COUNT as well).
+    public init(parsing text: String, environment: [String: String]) throws(SpecificationError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count <= 2, let first = parts.first else { throw Self.badSyntax(text) }
+        let countText: String
+        if parts.count == 2 {
+            countText = parts[1]
+        } else if first == "auto", let fromEnvironment = environment[Self.countVariable] {
+            countText = fromEnvironment
+        } else if first == "auto" {
+            throw SpecificationError(
+                description:
+                    "'auto' needs the number of shards: write auto/N, or set \(Self.countVariable)")
+        } else {
+            throw Self.badSyntax(text)
+        }
+        guard let count = Int(countText), (1...Self.maximumCount).contains(count) else {
+            throw SpecificationError(
+                description: "the number of shards must be from 1 to \(Self.maximumCount), not '\(countText)'")
+        }
+        let index: Int
+        if first == "auto" {
+            guard let variable = Self.indexVariables.first(where: { environment[$0] != nil }) else {
+                throw SpecificationError(
+                    description:
+                        "'auto' found none of \(Self.indexVariables.joined(separator: ", ")); set one to the shard's index, counted from 0"
+                )
+            }
+            let value = environment[variable]!
+            guard let zeroBased = Int(value.trimmingCharacters(in: .whitespaces)), (0..<count).contains(zeroBased)
+            else {
+                throw SpecificationError(
+                    description: "\(variable)=\(value) is not a shard index from 0 to \(count - 1)")
+            }
+            index = zeroBased + 1
+        } else {
+            guard let oneBased = Int(first), (1...count).contains(oneBased) else {
+                throw SpecificationError(
+                    description: "the shard in '\(text)' must be from 1 to \(count) (shards are counted from 1)")
+            }
+            index = oneBased
+        }
+        self.init(index: index, count: count)!
+    }
+
+    private static func badSyntax(_ text: String) -> SpecificationError {
+        SpecificationError(description: "'\(text)' is not a shard: write K/N (shard K of N, from 1), auto/N or auto")
+    }
+
+    // MARK: - Files
+
+    /// Where this shard writes its partial manifest: next to the manifest, named after it, so
+    /// that every shard's file can be gathered into one folder: `manifest.json` gives
+    /// `manifest.shard-2-of-4.json`.
+    public func partialManifestPath(for manifestPath: String) -> String {
+        FilePath.join(
+            FilePath.parent(manifestPath), Self.partialManifestName(for: manifestPath, index: index, count: count))
+    }
+
+    static func partialManifestName(for manifestPath: String, index: Int, count: Int) -> String {
+        let (stem, suffix) = Self.stemAndSuffix(FilePath.name(manifestPath))
+        return "\(stem).shard-\(index)-of-\(count)\(suffix)"
+    }
+
+    /// Parses a partial manifest's file name back into (index, count), for the manifest at
+    /// `manifestPath`; nil for any other name.
+    static func parsePartialManifestName(_ name: String, for manifestPath: String) -> (index: Int, count: Int)? {
+        let (stem, suffix) = Self.stemAndSuffix(FilePath.name(manifestPath))
+        let prefix = stem + ".shard-"
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else {
+            return nil
+        }
+        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
+        let numbers = middle.split(separator: "-of-", omittingEmptySubsequences: false)
+        guard numbers.count == 2, let index = Int(numbers[0]), let count = Int(numbers[1]),
+            "\(index)-of-\(count)" == middle
+        else { return nil }
+        return (index, count)
+    }
+
+    private static func stemAndSuffix(_ name: String) -> (String, String) {
+        name.hasSuffix(".json") ? (String(name.dropLast(5)), ".json") : (name, "")
+    }
+}
