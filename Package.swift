@@ -26,6 +26,10 @@ let package = Package(
         .systemLibrary(
             name: "CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+        // Little CMS (libvips' colour engine): reading colour profiles, to tell wide gamuts.
+        .systemLibrary(
+            name: "CLCMS", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         // libjpeg-turbo: exact progressive scan scripts and buffered-image replay.
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
@@ -33,13 +37,14 @@ let package = Package(
 
         // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions, macros,
         // and libjpeg's setjmp error handling.
-        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG"]),
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG", "CLCMS"]),
 
         // MARK: - Swift modules
 
         // The Swift face of the C libraries: the only module that imports C.
         .target(
-            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG"],
+            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS"],
+
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.
         .target(name: "LadderManifest", swiftSettings: swiftSettings),

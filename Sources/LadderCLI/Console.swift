@@ -12,25 +12,35 @@ public final class Console: Sendable {
     private let writeError: @Sendable (String) -> Void
     /// True when standard error is a terminal: progress lines are drawn only there.
     public let errorIsTerminal: Bool
-    /// True when diagnostics may use color (a terminal, and NO_COLOR not set).
+    /// True when diagnostics may use color (standard error is a terminal, and NO_COLOR is not set).
     public let usesColor: Bool
+    /// True when results may use color (standard output is a terminal, and NO_COLOR is not set).
+    public let outputUsesColor: Bool
 
     public init(
-        errorIsTerminal: Bool, usesColor: Bool, output: @escaping @Sendable (String) -> Void,
-        error: @escaping @Sendable (String) -> Void
+        errorIsTerminal: Bool, usesColor: Bool, outputUsesColor: Bool = false,
+        output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void
     ) {
         self.errorIsTerminal = errorIsTerminal
         self.usesColor = usesColor
+        self.outputUsesColor = outputUsesColor
         self.writeOutput = output
         self.writeError = error
     }
 
-    /// The process's own standard output and standard error.
-    public static func standard() -> Console {
-        let isTerminal = isatty(STDERR_FILENO) == 1
-        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+    /// The process's own standard output and standard error. Color is used only on a terminal,
+    /// and never when NO_COLOR is set to anything but the empty string (no-color.org).
+    public static func standard(
+        environment: [String: String]? = nil, isTerminal: ((Int32) -> Bool)? = nil
+    ) -> Console {
+        let isTerminal: (Int32) -> Bool = isTerminal ?? { isatty($0) == 1 }
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let errorIsTerminal = isTerminal(STDERR_FILENO)
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+
         return Console(
-            errorIsTerminal: isTerminal, usesColor: isTerminal && !noColor,
+            errorIsTerminal: errorIsTerminal, usesColor: errorIsTerminal && !noColor,
+            outputUsesColor: isTerminal(STDOUT_FILENO) && !noColor,
             output: { writeAll($0, to: STDOUT_FILENO) },
             error: { writeAll($0, to: STDERR_FILENO) })
     }
@@ -65,9 +75,16 @@ public final class Console: Sendable {
         case dim = "2"
     }
 
+    /// `text` in `style` for standard error, when it may use color.
     func styled(_ text: String, _ style: Style) -> String {
         usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
+
+    /// `text` in `style` for standard output, when it may use color.
+    func styledOutput(_ text: String, _ style: Style) -> String {
+        outputUsesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
 }
 
 /// Writes the whole text to a file descriptor, unbuffered, so that progress and results

@@ -10,7 +10,22 @@ public enum Rendering: Sendable {
     /// and runaway decodes cost only the source at hand.
     case workerProcesses(executable: String)
 
+    /// The renderer for `jobs` sources at once, and the worker pool behind it (to shut down when
+    /// done) when there is one. The workers start at once, so that their start-up overlaps with
+    /// finding and hashing sources.
+    func renderer(limits: DecodeLimits, jobs: Int) -> (any SourceRendering, WorkerPool?) {
+        switch self {
+        case .inProcess:
+            return (ExclusiveRenderer(), nil)
+        case .workerProcesses(let executable):
+            let pool = WorkerPool(settings: WorkerPool.Settings(for: limits, executable: executable, workers: jobs))
+            pool.prepare()
+            return (pool, pool)
+        }
+    }
+
     /// Worker processes started from the running executable.
+
     public static var thisExecutable: Rendering {
         let path =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -23,7 +38,7 @@ public enum Rendering: Sendable {
 /// calls, and what tests call.
 public enum Ladder {
     static let commands: [any LadderCommand.Type] = [
-        BuildCommand.self, VerifyCommand.self, ReplayCommand.self, MergeCommand.self,
+        BuildCommand.self, CheckCommand.self, VerifyCommand.self, ReplayCommand.self, MergeCommand.self,
     ]
 
     /// Commands for ladder's own scripts, left out of --help.

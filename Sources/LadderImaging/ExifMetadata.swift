@@ -29,6 +29,28 @@ public enum ExifField: String, CaseIterable, Sendable, Codable {
     }
 }
 
+/// An EXIF tag that identifies a person or a device.
+public enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStringConvertible {
+    case artist = 0x013B
+    case makerNotes = 0x927C
+    case ownerName = 0xA430
+    case bodySerialNumber = 0xA431
+    case lensSerialNumber = 0xA435
+
+    var ifd: ExifIfd { self == .artist ? EXIF_IFD_0 : EXIF_IFD_EXIF }
+
+    /// What the tag holds, in plain words.
+    public var description: String {
+        switch self {
+        case .artist: "the photographer's name (Artist)"
+        case .makerNotes: "maker notes (which often hold the camera's serial number)"
+        case .ownerName: "the camera owner's name"
+        case .bodySerialNumber: "the camera's serial number"
+        case .lensSerialNumber: "the lens' serial number"
+        }
+    }
+}
+
 /// What a source's EXIF block says that matters to ladder, read with libexif.
 public struct ExifMetadata: Sendable, Equatable {
     /// The Orientation tag (1...8) when present and valid.
@@ -41,16 +63,24 @@ public struct ExifMetadata: Sendable, Equatable {
     public var fields: [ExifField: String]
     /// OffsetTimeOriginal ("+02:00") when present.
     public var offsetTimeOriginal: String?
+    /// Tags that identify a person or a device, besides GPS, in tag order.
+    public var personalTags: [ExifPersonalTag]
+    /// Where the photo was taken, when the GPS tags hold a position (not a void one, and not
+    /// 0° 0°, which cameras write when they have no fix).
+    public var gpsPosition: GPSPosition?
 
     public init(
         orientation: Int? = nil, hasGPS: Bool = false, hasThumbnail: Bool = false,
-        fields: [ExifField: String] = [:], offsetTimeOriginal: String? = nil
+        fields: [ExifField: String] = [:], offsetTimeOriginal: String? = nil, personalTags: [ExifPersonalTag] = [],
+        gpsPosition: GPSPosition? = nil
     ) {
+        self.gpsPosition = gpsPosition
         self.orientation = orientation
         self.hasGPS = hasGPS
         self.hasThumbnail = hasThumbnail
         self.fields = fields
         self.offsetTimeOriginal = offsetTimeOriginal
+        self.personalTags = personalTags
     }
 
     /// The capture time as ISO 8601 ("2012-09-29T16:11:25", with the offset when the camera
@@ -126,9 +156,41 @@ public struct ExifMetadata: Sendable, Equatable {
             sum + Int(content(ExifIfd(rawValue: UInt32(index)))?.pointee.count ?? 0)
         }
         guard ifdCount > 0 || data.pointee.size > 0 else { return nil }
+        let personal = ExifPersonalTag.allCases.filter { tag in
+            guard let entry = exif_content_get_entry(content(tag.ifd), ExifTag(rawValue: tag.rawValue)) else {
+                return false
+            }
+            // A text tag counts when it holds text; others (maker notes) when they hold bytes.
+            guard entry.pointee.size > 0, let first = entry.pointee.data?.pointee else { return false }
+            return entry.pointee.format != EXIF_FORMAT_ASCII || (first != 0 && first != UInt8(ascii: " "))
+
+        }
+        /// Degrees from a GPS coordinate (three rationals: degrees, minutes, seconds).
+        func coordinate(_ tag: UInt32, reference: UInt32, negative: String) -> Double? {
+            guard let entry = exif_content_get_entry(content(EXIF_IFD_GPS), ExifTag(rawValue: tag)),
+                entry.pointee.format == EXIF_FORMAT_RATIONAL, entry.pointee.components == 3,
+                entry.pointee.size >= 24, let bytes = entry.pointee.data
+            else { return nil }
+            var degrees = 0.0
+            for (index, unit) in [1.0, 60.0, 3600.0].enumerated() {
+                let value = exif_get_rational(bytes + index * 8, order)
+                guard value.denominator != 0 else { return nil }
+                degrees += Double(value.numerator) / Double(value.denominator) / unit
+            }
+            return text(EXIF_IFD_GPS, ExifTag(rawValue: reference)) == negative ? -degrees : degrees
+        }
+        var position: GPSPosition?
+        if let latitude = coordinate(0x0002, reference: 0x0001, negative: "S"),
+            let longitude = coordinate(0x0004, reference: 0x0003, negative: "W"),
+            abs(latitude) <= 90, abs(longitude) <= 180, latitude != 0 || longitude != 0
+        {
+            position = GPSPosition(latitude: latitude, longitude: longitude)
+        }
         self.init(
             orientation: orientation, hasGPS: gpsCount > 0, hasThumbnail: data.pointee.size > 0,
-            fields: fields, offsetTimeOriginal: text(EXIF_IFD_EXIF, ExifTag(rawValue: 0x9011)))
+            fields: fields, offsetTimeOriginal: text(EXIF_IFD_EXIF, ExifTag(rawValue: 0x9011)),
+            personalTags: personal, gpsPosition: position)
+
     }
 
     /// A new EXIF block (an APP1 payload beginning "Exif\0\0") holding only `fields` from this
@@ -167,5 +229,23 @@ public struct ExifMetadata: Sendable, Equatable {
         guard let output, length > 0 else { return nil }
         defer { free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+}
+
+/// A position on Earth, in degrees (north and east positive).
+public struct GPSPosition: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// "47.6062° N, 122.3321° W".
+    public var description: String {
+        String(
+            format: "%.4f° %@, %.4f° %@", abs(latitude), latitude < 0 ? "S" : "N", abs(longitude),
+            longitude < 0 ? "W" : "E")
     }
 }

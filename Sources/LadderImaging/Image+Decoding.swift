@@ -4,7 +4,8 @@ internal import CVips
 extension Image {
     /// Decodes an image held in memory into display-ready pixels: upright (EXIF orientation
     /// applied), 8-bit sRGB (or 8-bit grayscale for grayscale sources), alpha flattened onto
-    /// `background`, fitted inside `box` without upscaling, first page only, in memory.
+    /// `background`, fitted inside `box` without upscaling, first page only, in memory; and
+    /// whether any pixel was less than opaque (many files carry an alpha channel they do not use).
     ///
     /// libvips does the work in one pipeline (Wraps vips_thumbnail_buffer()), shrinking on load
     /// where the format allows it, so a large JPEG is never decoded at full size when a smaller
@@ -17,14 +18,14 @@ extension Image {
     public static func decode(
         _ bytes: [UInt8], header: ImageHeader, fitting box: PixelSize, background: RGBColor,
         strictness: DecodeStrictness
-    ) throws(ImagingError) -> Image {
+    ) throws(ImagingError) -> (image: Image, isTransparent: Bool) {
         // Color sources with an embedded profile go through it to sRGB. Untagged sources are
         // treated as sRGB already (no round trip through a color engine), CMYK ones are
         // converted by libvips' own CMYK path (which uses the embedded profile when present),
         // and grayscale stays grayscale.
         let exportProfile: String? =
             header.iccProfile != nil && !header.isGrayscale && !header.isCMYK ? "srgb" : nil
-        let result: Result<Image, ImagingError> = bytes.withUnsafeBytes { buffer in
+        let result: Result<(image: Image, isTransparent: Bool), ImagingError> = bytes.withUnsafeBytes { buffer in
             do throws(ImagingError) {
                 guard let base = buffer.baseAddress else {
                     throw ImagingError(operation: "decode", path: nil, reason: "the file is empty")
@@ -39,8 +40,14 @@ extension Image {
                 }
                 // libvips reads the buffer lazily: everything up to the copy into memory must
                 // happen while the bytes are still borrowed.
-                return .success(
-                    try Image(consuming: output).inDisplaySpace().flattened(onto: background).inMemory())
+                var image = try Image(consuming: output).inDisplaySpace()
+                var isTransparent = false
+                if image.hasAlpha {
+                    image = try image.inMemory()
+                    isTransparent = try image.hasTransparentPixels()
+                }
+                return .success((try image.flattened(onto: background).inMemory(), isTransparent))
+
             } catch {
                 return .failure(error)
             }

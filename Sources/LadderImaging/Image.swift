@@ -117,7 +117,23 @@ public final class Image {
         return Image(consuming: copy)
     }
 
+    /// True when the image has an alpha channel and some pixel is less than opaque. The image
+    /// must be 8-bit and in memory.
+    public func hasTransparentPixels() throws(ImagingError) -> Bool {
+        guard hasAlpha else { return false }
+        let step = bands
+        return try withPixels { raw in
+            var offset = step - 1
+            while offset < raw.count {
+                if raw[offset] != 255 { return true }
+                offset += step
+            }
+            return false
+        }
+    }
+
     /// Calls `body` with the image's 8-bit pixels, rows packed top to bottom.
+
     /// The image must be in memory (see `inMemory()`).
     public func withPixels<Result>(
         _ body: (UnsafeRawBufferPointer) -> Result

@@ -28,7 +28,18 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
         }
     }
 
+    /// The extension files of this format usually have.
+    public var preferredExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .tiff: "tif"
+        case .heif: "heic"
+        default: rawValue
+        }
+    }
+
     /// The format an extension names, if any.
+
     public static func named(byExtension extensionName: String) -> ImageFormat? {
         let lowered = extensionName.lowercased()
         return allCases.first { $0.extensions.contains(lowered) }

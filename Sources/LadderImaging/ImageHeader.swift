@@ -42,6 +42,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var isProgressiveJPEG: Bool
     /// The EXIF block parsed with libexif, when there is one.
     public var exif: ExifMetadata?
+    /// True when the file carries XMP or IPTC metadata (which can name people and places).
+    public var hasXMP: Bool
+    public var hasIPTC: Bool
 
     /// The size once the orientation is applied.
     public var size: PixelSize { orientation >= 5 ? storedSize.transposed : storedSize }
@@ -115,5 +118,8 @@ public struct ImageHeader: Sendable, Equatable {
         self.pageCount = int("n-pages") ?? 1
         self.isProgressiveJPEG = (int("jpeg-multiscan") ?? 0) != 0
         self.exif = blob("exif-data").flatMap { ExifMetadata(parsing: $0) }
+        self.hasXMP = vips_image_get_typeof(image, "xmp-data") != 0
+        self.hasIPTC = vips_image_get_typeof(image, "iptc-data") != 0
+
     }
 }

@@ -29,8 +29,8 @@ struct RenderingTests {
     func orientation(_ orientation: Int) throws {
         let source = try TestImages.orientedQuadrantJPEG(width: 300, height: 200, orientation: orientation)
         let rendered = try Self.render(source)
-        #expect(rendered.size == PixelSize(width: 300, height: 200))
-        #expect(rendered.orientation == orientation)
+        #expect(rendered.facts.size == PixelSize(width: 300, height: 200))
+        #expect(rendered.facts.orientation == orientation)
         for variant in rendered.variants {
             let image = try Image(decoding: variant.bytes)
             #expect(image.size == variant.size)
@@ -109,7 +109,7 @@ struct RenderingTests {
     @Test("an animation gives its first frame")
     func firstFrame() throws {
         let rendered = try Self.render(TestImages.animatedGIF())
-        #expect(rendered.size == PixelSize(width: 40, height: 30))
+        #expect(rendered.facts.size == PixelSize(width: 40, height: 30))
         let image = try Image(decoding: Self.variant("full", of: rendered).bytes)
         #expect(Self.isClose(try image.pixel(x: 20, y: 15), [220, 20, 20]))
     }
@@ -121,8 +121,8 @@ struct RenderingTests {
         #expect(
             sourceHeader.exif?.hasGPS == true && sourceHeader.exif?.hasThumbnail == true, "the test source has them")
         let rendered = try Self.render(source)
-        #expect(rendered.hadGPS)
-        #expect(rendered.captured == "2024-05-17T09:30:12")
+        #expect(rendered.facts.hadGPS)
+        #expect(rendered.facts.captured == "2024-05-17T09:30:12")
         for variant in rendered.variants {
             let structure = try JPEGStructure(parsing: variant.bytes)
             #expect(structure.applicationSegments.allSatisfy { $0.signature == "JFIF" }, "\(variant.name): only JFIF")

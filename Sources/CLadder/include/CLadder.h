@@ -168,7 +168,21 @@ int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char *
                        int *width, int *height, int *components, int *color_space, char *message,
                        size_t message_capacity);
 
+// MARK: - Color profiles (Little CMS)
+
+/// The chromaticities (x, y) of the pure red, green and blue of an RGB ICC profile, measured by
+/// transforming them to CIE XYZ with Little CMS (so matrix and table-based profiles both work):
+/// `xy` receives red x, red y, green x, green y, blue x, blue y. The pixel-format constants this
+/// needs are macros. Returns 0, 1 when the profile is not an RGB profile, or -1 when Little CMS
+/// cannot read it.
+int ladder_icc_primaries(const void *data, size_t length, double xy[_Nonnull 6]);
+
+/// The same measure for Little CMS' own sRGB profile, to compare others with. Returns 0 or -1.
+int ladder_srgb_primaries(double xy[_Nonnull 6]);
+
+
 // MARK: - Library identity
+
 
 /// The file of the loaded libexif shared library (dladdr() needs _GNU_SOURCE, which Swift's
 /// Glibc module does not define), or NULL when it cannot be found. libexif has no version call.

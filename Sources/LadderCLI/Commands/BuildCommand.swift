@@ -84,20 +84,9 @@ struct BuildCommand: LadderCommand {
         if verbosity == .verbose {
             Imaging.setWarningHandler { progress.warning("libvips: \($0)") }
         }
-        let renderer: any SourceRendering
-        var pool: WorkerPool?
-        switch context.rendering {
-        case .inProcess:
-            renderer = ExclusiveRenderer()
-        case .workerProcesses(let executable):
-            pool = WorkerPool(
-                settings: WorkerPool.Settings(for: configuration.limits, executable: executable, workers: jobs))
-            renderer = pool!
-            // Start the workers now, so their start-up overlaps with finding and hashing sources.
-            pool?.prepare()
-
-        }
+        let (renderer, pool) = context.rendering.renderer(limits: configuration.limits, jobs: jobs)
         defer { pool?.shutdown() }
+
         let builder = Builder(
             configuration: configuration, options: Builder.Options(jobs: jobs, waitForLock: wait, shard: shard),
             renderer: renderer,
@@ -129,7 +118,7 @@ struct BuildCommand: LadderCommand {
             line += ", \(report.inOtherShards) left to other shards (this is shard \(shard))"
         }
 
-        if !report.failed.isEmpty { line += ", " + console.styled("\(report.failed.count) failed", .red) }
+        if !report.failed.isEmpty { line += ", " + console.styledOutput("\(report.failed.count) failed", .red) }
         line += String(format: " (%.1f s)", report.seconds)
         console.print(line)
         if report.filesWritten > 0 || report.filesRemoved > 0 {

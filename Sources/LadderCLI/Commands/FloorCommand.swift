@@ -41,6 +41,7 @@ struct FloorCommand: LadderCommand {
                 }
                 let decoded = try timed {
                     try Image.decode(bytes, header: header, fitting: largest, background: .white, strictness: .warning)
+                        .image
                 }
                 for (variant, size) in zip(variants, sizes) {
                     let pixels = size == decoded.size ? decoded : try decoded.resized(to: size).inMemory()

@@ -15,11 +15,14 @@ final class BuildProgress: BuildObserving {
 
     private let console: Console
     private let verbosity: Verbosity
+    /// What --verbose says of a source that went well: "built", "checked".
+    private let verb: String
     private let state = Mutex(State())
 
-    init(console: Console, verbosity: Verbosity) {
+    init(console: Console, verbosity: Verbosity, verb: String = "built") {
         self.console = console
         self.verbosity = verbosity
+        self.verb = verb
     }
 
     private var drawsLine: Bool { console.errorIsTerminal && verbosity != .quiet }
@@ -37,7 +40,8 @@ final class BuildProgress: BuildObserving {
             if verbosity == .verbose {
                 clearLine(&state)
                 switch outcome {
-                case .built: console.diagnose("built \(path)")
+                case .built: console.diagnose("\(verb) \(path)")
+
                 case .upToDate: console.diagnose("up to date \(path)")
                 case .failed(let reason): console.diagnose("failed \(path): \(reason)")
                 case .inOtherShard: console.diagnose("left to another shard \(path)")

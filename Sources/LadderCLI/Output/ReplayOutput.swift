@@ -60,7 +60,7 @@ enum ReplayText {
             console.print(line)
         }
         for problem in report.problems {
-            console.print("  " + console.styled("problem", .red) + " (\(problem.kind)): \(problem.message)")
+            console.print("  " + console.styledOutput("problem", .red) + " (\(problem.kind)): \(problem.message)")
         }
     }
 

@@ -89,7 +89,7 @@ struct TimelineJSON: Encodable {
 /// `ladder verify` as text: a short table, then every problem.
 enum VerifyText {
     static func print(_ report: VerificationReport, console: Console, verbose: Bool) {
-        let status = report.isOK ? console.styled("ok", .green) : console.styled("FAILED", .red)
+        let status = report.isOK ? console.styledOutput("ok", .green) : console.styledOutput("FAILED", .red)
         console.print("ladder verify: \(status)")
         console.print("  images     \(report.images)")
         console.print("  variants   \(report.variants)")
@@ -119,7 +119,7 @@ enum VerifyText {
             }
         }
         for problem in report.problems {
-            console.print("  \(problem.path): \(console.styled(problem.kind, .red)): \(problem.message)")
+            console.print("  \(problem.path): \(console.styledOutput(problem.kind, .red)): \(problem.message)")
         }
     }
 }

@@ -326,9 +326,9 @@ public final class Builder: Sendable {
             }
         }
         let entry = Manifest.ImageEntry(
-            sources: [], width: rendered.size.width, height: rendered.size.height, variants: variants,
-            format: rendered.format, bytes: source.count, orientation: rendered.orientation,
-            captured: rendered.captured, gpsRemoved: rendered.hadGPS)
+            sources: [], width: rendered.facts.size.width, height: rendered.facts.size.height, variants: variants,
+            format: rendered.facts.format, bytes: source.count, orientation: rendered.facts.orientation,
+            captured: rendered.facts.captured, gpsRemoved: rendered.facts.hadGPS)
         state.withLock {
             $0.entries[sha1] = entry
             $0.built.insert(sha1)
@@ -410,20 +410,22 @@ public final class Builder: Sendable {
         var warnings: [SourceWarning] = []
         for entry in manifest.images.values {
             guard let format = entry.format.flatMap(ImageFormat.init(rawValue:)) else { continue }
-            for path in entry.sources {
-                let name = FilePath.name(path)
-                guard let dot = name.lastIndex(of: "."),
-                    let named = ImageFormat.named(byExtension: String(name[name.index(after: dot)...])), named != format
-                else { continue }
-                warnings.append(
-                    SourceWarning(
-                        path: path,
-                        message:
-                            "named like \(named.rawValue.uppercased()) but the content is \(format.rawValue.uppercased()); ladder goes by the content"
-                    ))
-            }
+            warnings += entry.sources.compactMap { extensionMismatch(path: $0, format: format) }
         }
         return warnings
+    }
+
+    /// A warning when the extension of `path` names another format than `format`, its content's.
+    static func extensionMismatch(path: String, format: ImageFormat) -> SourceWarning? {
+        let name = FilePath.name(path)
+        guard let dot = name.lastIndex(of: "."),
+            let named = ImageFormat.named(byExtension: String(name[name.index(after: dot)...])), named != format
+        else { return nil }
+        return SourceWarning(
+            path: path,
+            message:
+                "named like \(named.rawValue.uppercased()) but the content is \(format.rawValue.uppercased()); ladder goes by the content"
+        )
     }
 
     // MARK: - Cleaning

@@ -54,23 +54,13 @@ struct RenderResponseHeader: Codable {
     }
 
     var failure: String?
-    var format: String?
-    var width: Int?
-    var height: Int?
-    var orientation: Int?
-    var captured: String?
-    var hadGPS: Bool?
+    var facts: SourceFacts?
     var variants: [Variant]?
 
     init(failure: String) { self.failure = failure }
 
     init(_ source: RenderedSource) {
-        format = source.format
-        width = source.size.width
-        height = source.size.height
-        orientation = source.orientation
-        captured = source.captured
-        hadGPS = source.hadGPS
+        facts = source.facts
         variants = source.variants.map {
             Variant(
                 name: $0.name, width: $0.size.width, height: $0.size.height, progressive: $0.progressive,
@@ -81,7 +71,7 @@ struct RenderResponseHeader: Codable {
     /// Rebuilds the rendered source from this header and the bytes that followed it.
     func renderedSource(payload: [UInt8]) throws(RenderFailure) -> RenderedSource {
         if let failure { throw RenderFailure(failure) }
-        guard let format, let width, let height, let orientation, let hadGPS, let variants else {
+        guard let facts, let variants else {
             throw RenderFailure("the render worker sent an incomplete answer")
         }
         var offset = 0
@@ -97,8 +87,6 @@ struct RenderResponseHeader: Codable {
                     bytes: Array(payload[offset..<(offset + variant.length)])))
             offset += variant.length
         }
-        return RenderedSource(
-            format: format, size: PixelSize(width: width, height: height), orientation: orientation,
-            captured: captured, hadGPS: hadGPS, variants: rendered)
+        return RenderedSource(facts: facts, variants: rendered)
     }
 }

@@ -16,6 +16,14 @@ public struct RenderSettings: Sendable, Hashable, Codable {
 
 /// What rendering one source produced.
 public struct RenderedSource: Sendable {
+    /// What the decoder found out about the source.
+    public var facts: SourceFacts
+    public var variants: [RenderedVariant]
+}
+
+/// What decoding a source tells about it: what the manifest records, and what a designer
+/// should know before uploading it (`ladder check`).
+public struct SourceFacts: Sendable, Equatable, Codable {
     /// The source's format, as its decoder names it ("jpeg", "png"...).
     public var format: String
     /// The source's size once upright.
@@ -26,7 +34,59 @@ public struct RenderedSource: Sendable {
     public var captured: String?
     /// True when the source had GPS data (the variants never do).
     public var hadGPS: Bool
-    public var variants: [RenderedVariant]
+    /// The position its GPS tags hold, when they hold one.
+    public var gpsPosition: GPSPosition?
+    /// libvips' name for the color space: "srgb", "cmyk", "b-w", "rgb16"...
+    public var colorSpace: String
+    /// True when some pixel of the source is less than opaque (the variants are flattened on
+    /// the background color); an alpha channel that is opaque everywhere does not count.
+    public var isTransparent: Bool
+    /// Pages or animation frames (only the first is used).
+    public var pages: Int
+    /// The embedded ICC profile's name, when it has one.
+    public var profileName: String?
+    /// True when the embedded profile's gamut reaches beyond sRGB's.
+    public var wideGamut: Bool
+    /// Metadata besides GPS that identifies a person or a device, in plain words (the
+    /// variants carry none of it unless `metadata.keep` names it).
+    public var personalMetadata: [String]
+
+    public init(
+        format: String, size: PixelSize, orientation: Int = 1, captured: String? = nil, hadGPS: Bool = false,
+        colorSpace: String = "srgb", isTransparent: Bool = false, pages: Int = 1, profileName: String? = nil,
+        wideGamut: Bool = false, personalMetadata: [String] = [], gpsPosition: GPSPosition? = nil
+    ) {
+        self.gpsPosition = gpsPosition
+        self.format = format
+        self.size = size
+        self.orientation = orientation
+        self.captured = captured
+        self.hadGPS = hadGPS
+        self.colorSpace = colorSpace
+        self.isTransparent = isTransparent
+        self.pages = pages
+        self.profileName = profileName
+        self.wideGamut = wideGamut
+        self.personalMetadata = personalMetadata
+    }
+
+    /// The facts a header gives; personal metadata that `keep` carries into the variants is
+    /// left out.
+    init(_ header: ImageHeader, isTransparent: Bool, keeping keep: Set<ExifField>) {
+        let profile = header.iccProfile.flatMap(ColorProfile.init(iccData:))
+        var personal = (header.exif?.personalTags ?? []).filter { $0 != .artist || !keep.contains(.artist) }.map {
+            $0.description
+        }
+        if header.hasXMP { personal.append("an XMP block (which can name people and places)") }
+        if header.hasIPTC { personal.append("an IPTC block (which can name people and places)") }
+        self.init(
+            format: header.format, size: header.size, orientation: header.orientation,
+            captured: header.exif?.captureDate, hadGPS: header.exif?.hasGPS ?? false, colorSpace: header.colorSpace,
+            isTransparent: isTransparent, pages: header.pageCount, profileName: profile?.name,
+
+            wideGamut: profile?.isWideGamut ?? false, personalMetadata: personal, gpsPosition: header.exif?.gpsPosition)
+
+    }
 }
 
 /// One encoded variant.

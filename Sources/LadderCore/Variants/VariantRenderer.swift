@@ -35,7 +35,7 @@ public struct VariantRenderer: SourceRendering {
             let base =
                 targets.map(\.1).max { $0.width * upright.height < $1.width * upright.height }
                 ?? upright
-            var decoded = try Image.decode(
+            var (decoded, isTransparent) = try Image.decode(
                 bytes, header: header, fitting: base, background: settings.background,
                 strictness: settings.limits.failOn)
             if decoded.size != base {
@@ -63,8 +63,8 @@ public struct VariantRenderer: SourceRendering {
                         scans: recipe.scanCount(components: image.bands), bytes: jpeg))
             }
             return RenderedSource(
-                format: header.format, size: upright, orientation: header.orientation,
-                captured: header.exif?.captureDate, hadGPS: header.exif?.hasGPS ?? false, variants: rendered)
+                facts: SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep), variants: rendered)
+
         } catch {
             throw RenderFailure(Self.oneLine(error))
         }

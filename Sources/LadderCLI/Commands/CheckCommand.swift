@@ -1,0 +1,138 @@
+import Foundation
+import LadderCore
+import LadderImaging
+
+/// `ladder check`: a preflight that says, before a build, what will not come out as expected.
+struct CheckCommand: LadderCommand {
+    static let name = "check"
+    static let summary = "Say what is wrong with the sources before building, and how to fix it."
+    static let synopsis = "[--config PATH] [--json] [--jobs N] [FILE...]"
+    static let discussion = """
+        Reads every source the pipeline would build (or only the FILEs given, as a pre-commit
+        hook passes staged images), decodes it under the pipeline's limits, and reports for each
+        one what a designer can act on, with a fix: files that cannot be built (not an image,
+        damaged or truncated, over a limit) as errors; and as warnings, images smaller than the
+        largest variant (they are not upscaled) or than every variant, CMYK or wide-gamut color
+        (converted to sRGB), GPS positions and other personal metadata (stripped), transparency
+        (flattened on the background color), animations (first frame only), identical files
+        under several names, and extensions that name another format than the content.
+        Nothing is written.
+        """
+    static let options = [
+        .config,
+        OptionSpec(names: ["--json"], help: "Print the findings as one JSON object on standard output."),
+        .jobs("Sources checked at once."),
+    ]
+    static let exitCodes: [(ExitCode, String)] = [
+        (.success, "no source has an error (there may be warnings)"),
+        (.failure, "some sources cannot be built"),
+        (.usage, "unknown option or bad option value"),
+        (.invalidConfiguration, "pipeline.json is invalid"),
+        (.ioError, "a source folder cannot be read"),
+    ]
+
+    var configPath = "pipeline.json"
+    var json = false
+    var jobs = Builder.defaultJobs
+    var files: [String]?
+    var verbosity = Verbosity.normal
+
+    init(parsing options: ParsedOptions) throws(UsageError) {
+        configPath = options.value("--config") ?? configPath
+        json = options.has("--json")
+        jobs = try options.integer("--jobs", in: 1...1024, command: Self.name) ?? jobs
+        files = options.positional.isEmpty ? nil : options.positional
+        verbosity = try Verbosity(options, command: Self.name)
+    }
+
+    func run(_ context: CommandContext) -> ExitCode {
+        let console = context.console
+        var inProcess = false
+        if case .inProcess = context.rendering { inProcess = true }
+        let configuration: PipelineConfiguration
+        switch preparePipeline(configPath, console: console, startImaging: inProcess) {
+        case .success(let loaded): configuration = loaded
+        case .failure(let code): return code
+        }
+        let progress = BuildProgress(console: console, verbosity: verbosity, verb: "checked")
+        let (renderer, pool) = context.rendering.renderer(limits: configuration.limits, jobs: jobs)
+        defer { pool?.shutdown() }
+
+        let report: PreflightReport
+        do {
+            report = try Preflight(configuration: configuration, renderer: renderer, observer: progress, jobs: jobs)
+                .run(paths: files)
+        } catch {
+            progress.finish()
+            console.error(error.description)
+            return .ioError
+        }
+        progress.finish()
+        if json {
+            console.write(encodeJSONLine(CheckJSON(report)))
+        } else {
+            printFindings(report, console: console)
+        }
+        return report.errorCount == 0 ? .success : .failure
+    }
+
+    private func printFindings(_ report: PreflightReport, console: Console) {
+        for file in report.files {
+            let shown = file.findings.filter { verbosity != .quiet || $0.severity == .error }
+            guard !shown.isEmpty else { continue }
+            console.print(console.styledOutput(file.path, .bold))
+            for finding in shown {
+                let label =
+                    finding.severity == .error
+                    ? console.styledOutput("error", .red) : console.styledOutput("warning", .yellow)
+                console.print("  \(label): \(finding.message)")
+                console.print("    fix: \(finding.fix)")
+            }
+        }
+        let errors = report.errorCount
+        let warnings = report.warningCount
+        var line = "\(report.sources) source\(report.sources == 1 ? "" : "s") checked: "
+        if errors + warnings == 0 {
+            line += console.styledOutput("nothing to fix", .green)
+        } else {
+            line += "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+            line += " in \(report.files.count) file\(report.files.count == 1 ? "" : "s")"
+        }
+        console.print(line)
+    }
+}
+
+/// The `ladder check --json` object.
+struct CheckJSON: Encodable {
+    struct File: Encodable {
+        var path: String
+        var findings: [Item]
+    }
+
+    struct Item: Encodable {
+        var severity: String
+        var kind: String
+        var message: String
+        var fix: String
+    }
+
+    var ok: Bool
+    var sources: Int
+    var errors: Int
+    var warnings: Int
+    var files: [File]
+
+    init(_ report: PreflightReport) {
+        ok = report.errorCount == 0
+        sources = report.sources
+        errors = report.errorCount
+        warnings = report.warningCount
+        files = report.files.map { file in
+            File(
+                path: file.path,
+                findings: file.findings.map {
+                    Item(severity: $0.severity.rawValue, kind: $0.kind.rawValue, message: $0.message, fix: $0.fix)
+                })
+        }
+    }
+}

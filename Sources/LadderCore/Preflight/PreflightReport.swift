@@ -1,0 +1,63 @@
+/// What `ladder check` found: for every source with something to say, what and how to fix it.
+public struct PreflightReport: Sendable, Equatable {
+    /// Sources looked at.
+    public var sources: Int
+    /// Sources with findings, sorted by path.
+    public var files: [FileFindings]
+
+    public var errorCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .error } } }
+    public var warningCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .warning } } }
+
+    /// The findings about one source.
+    public struct FileFindings: Sendable, Equatable {
+        public var path: String
+        public var findings: [Finding]
+    }
+}
+
+/// One thing a designer should know about a source.
+public struct Finding: Sendable, Equatable {
+    public enum Severity: String, Sendable, Comparable {
+        /// The source cannot be built.
+        case error
+        /// It will be built, but not as its author may expect.
+        case warning
+
+        public static func < (left: Severity, right: Severity) -> Bool { left == .error && right == .warning }
+    }
+
+    /// What a finding is about, for machines (`--json`) and filters.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Cannot be read, is not an image, is damaged, or is over a limit.
+        case unreadable, notAnImage = "not-an-image", unsupported, damaged, overLimits = "over-limits"
+
+        /// Smaller than the largest variant (it will not be upscaled), or than every variant.
+        case notUpscaled = "not-upscaled", tiny
+        case cmyk
+        case wideGamut = "wide-gamut"
+        case gps
+        case personalMetadata = "personal-metadata"
+        case alpha
+        case animated
+        case duplicate
+        case misnamed
+        /// Passed over by the source walk (a link, a special file), or named so that it clashes.
+        case skipped
+        /// Given on the command line but outside every source folder: builds will not see it.
+        case outsideSources = "outside-sources"
+    }
+
+    public var severity: Severity
+    public var kind: Kind
+    /// What is the matter, in plain words.
+    public var message: String
+    /// What to do about it.
+    public var fix: String
+
+    public init(_ severity: Severity, _ kind: Kind, _ message: String, fix: String) {
+        self.severity = severity
+        self.kind = kind
+        self.message = message
+        self.fix = fix
+    }
+}
