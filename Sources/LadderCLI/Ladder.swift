@@ -38,7 +38,8 @@ public enum Rendering: Sendable {
 /// calls, and what tests call.
 public enum Ladder {
     static let commands: [any LadderCommand.Type] = [
-        BuildCommand.self, CheckCommand.self, VerifyCommand.self, ReplayCommand.self, MergeCommand.self,
+        InitCommand.self, CheckCommand.self, BuildCommand.self, VerifyCommand.self, ReplayCommand.self,
+        MergeCommand.self,
     ]
 
     /// Commands for ladder's own scripts, left out of --help.

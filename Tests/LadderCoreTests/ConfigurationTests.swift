@@ -61,7 +61,21 @@ struct ConfigurationTests {
         #expect(configuration.variants.first { $0.name == "full" }?.progressive == .recommended)
     }
 
+    @Test("\"$comment\" notes are allowed in every object, as strings, and change nothing")
+    func comments() throws {
+        let configuration = try Self.parse(
+            """
+            {"$comment": "why", "sources": ["photos"], "variants": {"$comment": "boxes",
+              "full": {"$comment": "big", "maxWidth": 100, "maxHeight": 100, "quality": 80}}}
+            """)
+        #expect(configuration.variants.map(\.name) == ["full"], "a comment is not a variant")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "metadata": {"$comment": 3}}"#, at: "$.metadata[\"$comment\"]",
+            saying: "a comment")
+    }
+
     @Test("a manifest in a parent of the output folder gets prefixed variant paths")
+
     func manifestInParent() throws {
         let configuration = try Self.parse(
             #"{"sources": ["photos"], "output": "build/variants", "manifest": "build/manifest.json"}"#)

@@ -117,12 +117,23 @@ struct ConfigurationReader {
         return try ConfigurationReader(file: file, path: Self.child(path, key), value: value)
     }
 
+    /// The key any object may hold to explain itself: JSON has no comments, and JSON Schema
+    /// names its annotation "$comment" too. Its value must be a string; ladder ignores it.
+    static let commentKey = "$comment"
+
     /// All keys of the object, for objects whose keys are names (such as variants).
-    var keys: [String] { object.keys.sorted() }
+    var keys: [String] { object.keys.filter { $0 != Self.commentKey }.sorted() }
 
     /// Refuses any key that was not read, suggesting the closest known one.
     func finish(known: [String]) throws(ConfigurationError) {
-        for key in object.keys.sorted() where !consumed.contains(key) {
+        if let comment = object[Self.commentKey] {
+            guard case .string = comment else {
+                throw error(Self.commentKey, "expected a string (a comment), found \(comment.summary)")
+            }
+        }
+
+        for key in object.keys.sorted() where !consumed.contains(key) && key != Self.commentKey {
+
             var message = "unknown key \"\(key)\""
             if let suggestion = known.min(by: { editDistance($0, key) < editDistance($1, key) }),
                 editDistance(suggestion, key) <= max(2, key.count / 3)

@@ -222,7 +222,35 @@ public final class Directory: @unchecked Sendable {
         }
     }
 
+    /// Writes `bytes` to `name` only if no file of that name exists, whole or not at all (a
+    /// temporary file, flushed, then linked to `name`, which fails if the name is taken).
+    /// - Returns: false when `name` already exists; nothing is written then.
+    public func createAtomically(_ bytes: [UInt8], as name: String) throws(FileSystemError) -> Bool {
+        let temporary = "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
+        try writeAtomically(bytes, to: temporary)
+        defer { unlinkat(descriptor, temporary, 0) }
+        if linkat(descriptor, temporary, descriptor, name, 0) == 0 {
+            try synchronize()
+            return true
+        }
+        if errno == EEXIST { return false }
+        guard errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS else {
+            throw FileSystemError.current("create", FilePath.join(path, name))
+        }
+        // No hard links on this file system: claim the name exclusively, then fill it.
+        let file = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else {
+            if errno == EEXIST { return false }
+            throw FileSystemError.current("create", FilePath.join(path, name))
+        }
+        close(file)
+        try writeAtomically(bytes, to: name)
+        return true
+
+    }
+
     /// Makes the folder's entries (renames, deletions) durable.
+
     public func synchronize() throws(FileSystemError) {
         guard fsync(descriptor) == 0 else { throw FileSystemError.current("flush folder", path) }
     }
