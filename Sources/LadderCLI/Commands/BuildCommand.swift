@@ -1,12 +1,13 @@
 import Foundation
 import LadderCore
 import LadderImaging
+import LadderManifest
 
 /// `ladder build`: runs the pipeline.
 struct BuildCommand: LadderCommand {
     static let name = "build"
     static let summary = "Make the variants of every source and write the manifest."
-    static let synopsis = "[--config PATH] [--jobs N] [--shard K/N] [--json] [--no-wait]"
+    static let synopsis = "[--config PATH] [--jobs N] [--shard K/N] [--report DIR] [--json] [--no-wait]"
     static let discussion = """
         Reads pipeline.json, finds the images under its source folders and makes each configured
         variant of each one. Only what changed is made again: a source whose bytes, recipe and
@@ -31,6 +32,11 @@ struct BuildCommand: LadderCommand {
         OptionSpec(names: ["--json"], help: "Print the summary as one JSON object on standard output."),
         OptionSpec(
             names: ["--no-wait"], help: "Exit with 75 instead of waiting when another build holds the output folder."),
+        OptionSpec(
+            names: ["--report"], value: "DIR",
+            help:
+                "Also write DIR/index.html: every image's variants, the failures, ladder verify's findings and replay filmstrips."
+        ),
     ]
     static let exitCodes: [(ExitCode, String)] = [
         (.success, "every source was built (or was up to date)"),
@@ -46,6 +52,7 @@ struct BuildCommand: LadderCommand {
     var json = false
     var wait = true
     var shardSpecification: String?
+    var reportPath: String?
     var verbosity = Verbosity.normal
 
     init(parsing options: ParsedOptions) throws(UsageError) {
@@ -57,6 +64,12 @@ struct BuildCommand: LadderCommand {
         json = options.has("--json")
         wait = !options.has("--no-wait")
         shardSpecification = options.value("--shard")
+        reportPath = options.value("--report")
+        if reportPath != nil && shardSpecification != nil {
+            throw UsageError(
+                "--report shows a whole build: run ladder merge, then ladder build --report DIR (it has nothing left to make)",
+                command: Self.name)
+        }
         verbosity = try Verbosity(options, command: Self.name)
     }
 
@@ -106,7 +119,41 @@ struct BuildCommand: LadderCommand {
         } else if verbosity != .quiet || !report.failed.isEmpty {
             printSummary(report, console: console)
         }
+        if let reportPath {
+            if let failure = writeReport(report, to: reportPath, configuration: configuration, console: console) {
+                return failure
+            }
+        }
         return report.failed.isEmpty ? .success : .failure
+    }
+
+    /// Verifies and replays what the build wrote, then writes the report page; the exit code
+    /// when that fails.
+    private func writeReport(
+        _ build: BuildReport, to path: String, configuration: PipelineConfiguration, console: Console
+    ) -> ExitCode? {
+        let directory = FilePath.join(FileManager.default.currentDirectoryPath, path)
+        if verbosity != .quiet { console.diagnose("writing the report: verifying and replaying every image...") }
+        do {
+            try Imaging.start(threadsPerImage: 1)
+            let manifest = try Manifest(jsonData: Data(contentsOf: URL(fileURLWithPath: build.manifestPath)))
+            let gallery = try FrameGallery(directory: FilePath.join(directory, "replay"))
+            let verification = Verifier(
+                configuration: configuration, options: Verifier.Options(replay: true, jobs: jobs, frames: gallery)
+            ).run()
+            try gallery.writeIndex(
+                replays: verification.replays, title: "ladder replay filmstrips",
+                chunkBytes: configuration.replay.chunkBytes)
+            let page = try ReportPage(
+                configuration: configuration, manifest: manifest, build: build, verification: verification,
+                filmstrips: "replay/index.html"
+            ).write(to: directory)
+            if !json { console.print("  report: \(displayPath(page))") }
+            return nil
+        } catch {
+            console.error("cannot write the report in '\(displayPath(directory))': \(error)")
+            return .ioError
+        }
     }
 
     private func printSummary(_ report: BuildReport, console: Console) {

@@ -80,4 +80,17 @@ public enum FilePath {
         guard path.hasPrefix(folder + "/") else { return nil }
         return String(path.dropFirst(folder.count + 1))
     }
+
+    /// The path from `folder` to `path`, both absolute, climbing with ".." where needed: what a
+    /// page in `folder` links to `path` with.
+    public static func link(to path: String, from folder: String) -> String {
+        let target = normalize(path).split(separator: "/")
+        let base = normalize(folder).split(separator: "/")
+        let common = zip(target, base).prefix { $0 == $1 }.count
+        let climb = Array(repeating: "..", count: base.count - common)
+        let rest = target.dropFirst(common).map(String.init)
+        let joined = (climb + rest).joined(separator: "/")
+        return joined.isEmpty ? "." : joined
+    }
+
 }

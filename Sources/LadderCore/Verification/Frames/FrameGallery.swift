@@ -60,23 +60,20 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
     @discardableResult
     public func writeIndex(replays: [ImageReplay], title: String, chunkBytes: Int) throws(FileSystemError) -> String {
         let collected = frames.withLock { $0 }
-        var html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title))</title>
-            <style>
-            body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; background: #fafafa; }
-            h1 { font-size: 20px; } h2 { font-size: 16px; margin: 28px 0 8px; word-break: break-all; }
-            .strip { display: flex; gap: 12px; overflow-x: auto; padding-bottom: 8px; }
-            figure { margin: 0; flex: 0 0 auto; background: #fff; border: 1px solid #ddd; padding: 6px; }
-            figure img { display: block; height: 180px; width: auto; image-rendering: auto; }
-            figcaption { font-size: 12px; color: #555; margin-top: 4px; }
-            table { border-collapse: collapse; margin-top: 8px; font-size: 12px; }
-            td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-            th { background: #f0f0f0; } td.name { text-align: left; }
-            .hidden { color: #999; } .problem { color: #b00020; }
-            </style></head><body>
+        var html = HTMLPage.head(
+            title: title,
+            style: """
+                h1 { font-size: 20px; } h2 { font-size: 16px; margin: 28px 0 8px; word-break: break-all; }
+                .strip { display: flex; gap: 12px; overflow-x: auto; padding-bottom: 8px; }
+                figure { margin: 0; flex: 0 0 auto; background: #fff; border: 1px solid #ddd; padding: 6px; }
+                figure img { display: block; height: 180px; width: auto; image-rendering: auto; }
+                figcaption { font-size: 12px; color: #555; margin-top: 4px; }
+                table { border-collapse: collapse; margin-top: 8px; font-size: 12px; }
+                td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+                th { background: #f0f0f0; } td.name { text-align: left; }
+                .hidden { color: #999; } .problem { color: #b00020; }
+                """)
+        html += """
             <h1>\(escape(title))</h1>
             <p>Each picture is what the app can show at that moment, fed \(chunkBytes / 1024) KiB at a time. Quality compares
             with the final full-size picture (PSNR in dB and SSIM on luma; 99 dB and 1 mean identical).</p>
@@ -85,7 +82,8 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
         for replay in replays {
             let report = replay.report
             let name = replay.source ?? replay.image
-            html += "<section><h2>\(escape(name))</h2>\n"
+            html += "<section id=\"image-\(escape(replay.image))\"><h2>\(escape(name))</h2>\n"
+
             html +=
                 "<p>\(escape(replay.variant)): \(report.width)x\(report.height), \(report.bytes) bytes, \(report.scans.count) scans"
             if let share = report.firstPaintShare {
@@ -135,20 +133,4 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
     private func figure(_ file: String, caption: String) -> String {
         "<figure><a href=\"\(escape(file))\"><img src=\"\(escape(file))\" alt=\"\"></a><figcaption>\(caption)</figcaption></figure>\n"
     }
-}
-
-/// HTML text escaping.
-func escape(_ text: String) -> String {
-    var result = ""
-    for character in text {
-        switch character {
-        case "&": result += "&amp;"
-        case "<": result += "&lt;"
-        case ">": result += "&gt;"
-        case "\"": result += "&quot;"
-        case "'": result += "&#39;"
-        default: result.append(character)
-        }
-    }
-    return result
 }
