@@ -33,6 +33,41 @@ struct CommandLineTests {
         for code in ["0", "1", "64", "65", "74", "75"] { #expect(result.output.contains("\n  \(code) ")) }
     }
 
+    @Test(
+        "every command's --help lists its options, their defaults and its exit codes",
+        arguments: ["init", "check", "build", "verify", "replay", "merge"])
+    func commandHelp(_ command: String) {
+        let result = Self.run([command, "--help"])
+        #expect(result.code == .success)
+        #expect(result.output.hasPrefix("USAGE: ladder \(command) "))
+        #expect(result.output.contains("OPTIONS:\n") && result.output.contains("--quiet, -q"))
+        #expect(result.output.contains("EXIT CODES:\n  0    "))
+        #expect(Self.run(["--help"]).output.contains("\n  \(command) "), "listed in ladder --help")
+    }
+
+    @Test("color only on a terminal, and never when NO_COLOR is set")
+    func color() {
+        let terminal: (Int32) -> Bool = { _ in true }
+        let piped: (Int32) -> Bool = { _ in false }
+        let plain = Console.standard(environment: [:], isTerminal: terminal)
+        #expect(plain.usesColor && plain.outputUsesColor)
+        let noColor = Console.standard(environment: ["NO_COLOR": "1"], isTerminal: terminal)
+        #expect(!noColor.usesColor && !noColor.outputUsesColor)
+        #expect(Console.standard(environment: ["NO_COLOR": ""], isTerminal: terminal).usesColor, "empty means unset")
+        let ci = Console.standard(environment: [:], isTerminal: piped)
+        #expect(!ci.usesColor && !ci.outputUsesColor && !ci.errorIsTerminal)
+    }
+
+    @Test("a pipeline.json that is not JSON is refused with the line and column")
+    func brokenJSON() throws {
+        let folder = TemporaryDirectory()
+        try folder.write("{\n  \"sources\": [\"photos\"],\n  // photos\n}", to: "pipeline.json")
+        let result = Self.run(["build", "--config", folder.path("pipeline.json")])
+        #expect(result.code == .invalidConfiguration)
+        #expect(result.error.contains("line 3, column 3"))
+        #expect(result.error.contains("$comment"), "says how to write a note instead")
+    }
+
     @Test("--version names ladder and the image libraries")
     func version() {
         let result = Self.run(["--version"])

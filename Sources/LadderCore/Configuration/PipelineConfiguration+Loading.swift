@@ -34,7 +34,11 @@ extension PipelineConfiguration {
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw ConfigurationError(file: file, jsonPath: "$", message: "not valid JSON: \(Self.describe(error))")
+            throw ConfigurationError(
+                file: file, jsonPath: "$",
+                message:
+                    "not valid JSON: \(Self.describe(error, in: data)) (JSON allows no comments: write notes as \"$comment\" keys)"
+            )
         }
         var reader = try ConfigurationReader(file: file, path: "$", value: document)
 
@@ -311,7 +315,10 @@ extension PipelineConfiguration {
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
             else {
                 throw ConfigurationError(
-                    file: file, jsonPath: "$.sources[\(index)]", message: "folder \"\(source)\" does not exist")
+                    file: file, jsonPath: "$.sources[\(index)]",
+                    message:
+                        "folder \"\(source)\" does not exist; create it, or correct the path (relative to the folder of pipeline.json)"
+                )
             }
             if FilePath.relative(folder, to: output) != nil {
                 throw ConfigurationError(
@@ -337,13 +344,26 @@ extension PipelineConfiguration {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+    /// Where and why `data` is not JSON. The decoder gives no position; the older parser names
+    /// the character offset, which becomes a line and column.
+    private static func describe(_ error: any Error, in data: Data) -> String {
+        var reason = "\(error)"
+        if case DecodingError.dataCorrupted(let context) = error { reason = context.debugDescription }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? reason
+            guard let range = detail.range(of: #"character (\d+)"#, options: .regularExpression),
+                let offset = Int(detail[range].dropFirst("character ".count))
+            else { return detail.hasPrefix("Unexpected end") ? detail + " Is a closing bracket missing?" : detail }
+            let before = data.prefix(offset)
+            let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+            let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            return detail.replacingCharacters(in: range, with: "line \(line), column \(column)")
         }
-        return "\(error)"
+        return reason
     }
+
 }
 
 private func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
