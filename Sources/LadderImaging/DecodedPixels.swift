@@ -70,7 +70,14 @@ public struct DecodedPixels: Sendable, Equatable {
         case .grayscale:
             return samples
         case .yCbCr:
-            return stride(from: 0, to: samples.count, by: 3).map { samples[$0] }
+            var plane = [UInt8](repeating: 0, count: width * height)
+            samples.withUnsafeBufferPointer { source in
+                plane.withUnsafeMutableBufferPointer { target in
+                    for index in 0..<target.count { target[index] = source[index * 3] }
+                }
+            }
+            return plane
+
         case .rgb:
             var plane = [UInt8](repeating: 0, count: width * height)
             samples.withUnsafeBufferPointer { source in
@@ -103,14 +110,20 @@ public struct DecodedPixels: Sendable, Equatable {
         case .grayscale, .rgb:
             return self
         case .yCbCr:
+            // In 16.16 fixed point, rounded, as libjpeg's own color converter does.
+            let half = 1 << 15
             var rgb = [UInt8](repeating: 0, count: samples.count)
-            for index in stride(from: 0, to: samples.count, by: 3) {
-                let y = Double(samples[index])
-                let cb = Double(samples[index + 1]) - 128
-                let cr = Double(samples[index + 2]) - 128
-                rgb[index] = clampToByte(y + 1.402 * cr)
-                rgb[index + 1] = clampToByte(y - 0.344136 * cb - 0.714136 * cr)
-                rgb[index + 2] = clampToByte(y + 1.772 * cb)
+            samples.withUnsafeBufferPointer { source in
+                rgb.withUnsafeMutableBufferPointer { target in
+                    for index in stride(from: 0, to: source.count, by: 3) {
+                        let y = Int(source[index]) << 16
+                        let cb = Int(source[index + 1]) - 128
+                        let cr = Int(source[index + 2]) - 128
+                        target[index] = clampToByte((y + 91_881 * cr + half) >> 16)
+                        target[index + 1] = clampToByte((y - 22_554 * cb - 46_802 * cr + half) >> 16)
+                        target[index + 2] = clampToByte((y + 116_130 * cb + half) >> 16)
+                    }
+                }
             }
             return DecodedPixels(width: width, height: height, components: 3, colorModel: .rgb, samples: rgb)
         case .cmyk:
@@ -144,6 +157,10 @@ extension Image {
 
 private func clampToByte(_ value: Double) -> UInt8 {
     UInt8(max(0, min(255, value.rounded())))
+}
+
+private func clampToByte(_ value: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: max(0, min(255, value)))
 }
 
 func cString(_ buffer: [CChar]) -> String {
