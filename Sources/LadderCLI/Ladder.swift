@@ -10,6 +10,13 @@ public enum Rendering: Sendable {
     /// and runaway decodes cost only the source at hand.
     case workerProcesses(executable: String)
 
+    /// True when sources are decoded in this process, which must then start the image
+    /// libraries; with workers, only they do.
+    var decodesHere: Bool {
+        if case .inProcess = self { return true }
+        return false
+    }
+
     /// The renderer for `jobs` sources at once, and the worker pool behind it (to shut down when
     /// done) when there is one. The workers start at once, so that their start-up overlaps with
     /// finding and hashing sources.
@@ -77,7 +84,6 @@ public enum Ladder {
             break
         }
         guard let command = (commands + hiddenCommands).first(where: { $0.name == first }) else {
-
             let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
             return usageFailure(UsageError(message, command: nil), console: console)
         }

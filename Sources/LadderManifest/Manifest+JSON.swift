@@ -56,7 +56,6 @@ extension Manifest {
         if allValid { return problems }
 
         for key in images.keys.sorted() {
-
             guard let entry = images[key] else { continue }
             if !Self.isSHA1(key) {
                 problems.append(

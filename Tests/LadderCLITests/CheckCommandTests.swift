@@ -6,19 +6,13 @@ import Testing
 /// `ladder check` as a designer and a pre-commit hook run it.
 @Suite("ladder check")
 struct CheckCommandTests {
-    static func run(_ arguments: [String]) -> (code: ExitCode, output: String, error: String) {
-        let recording = RecordingConsole()
-        let code = Ladder.run(arguments: ["ladder"] + arguments, console: recording.console)
-        return (code, recording.output, recording.error)
-    }
-
     @Test("warnings alone exit 0; each names the file and says how to fix it")
     func warningsOnly() throws {
         TestImages.start()
         let folder = TemporaryDirectory()
         try folder.write(TestImages.gradientJPEG(width: 300, height: 200), to: "photos/small.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        let result = Self.run(["check", "--config", folder.path("pipeline.json")])
+        let result = runLadder(["check", "--config", folder.path("pipeline.json")])
         #expect(result.code == .success)
         #expect(result.output.contains("photos/small.jpg\n  warning: 300x200 is smaller than full (2560x2560)"))
         #expect(result.output.contains("    fix: "))
@@ -32,7 +26,7 @@ struct CheckCommandTests {
         try folder.write(TestImages.gradientJPEG(width: 3000, height: 2000), to: "photos/good.jpg")
         try folder.write("not an image", to: "photos/notes.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        let result = Self.run(["check", "--config", folder.path("pipeline.json"), "--json"])
+        let result = runLadder(["check", "--config", folder.path("pipeline.json"), "--json"])
         #expect(result.code == .failure)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["ok"] as? Bool == false)
@@ -51,7 +45,7 @@ struct CheckCommandTests {
         try folder.write(TestImages.gradientJPEG(width: 300, height: 200), to: "photos/small.jpg")
         try folder.write("not an image", to: "photos/notes.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        let result = Self.run(["check", "--config", folder.path("pipeline.json"), "--quiet"])
+        let result = runLadder(["check", "--config", folder.path("pipeline.json"), "--quiet"])
         #expect(result.code == .failure)
         #expect(!result.output.contains("small.jpg"))
         #expect(result.output.contains("photos/notes.jpg\n  error: "))

@@ -7,24 +7,16 @@ import Testing
 /// `Ladder.run(arguments:)` in this process: what a user types and what they get back.
 @Suite("Command line")
 struct CommandLineTests {
-    static func run(
-        _ arguments: [String], environment: [String: String] = [:]
-    ) -> (code: ExitCode, output: String, error: String) {
-        let recording = RecordingConsole()
-        let code = Ladder.run(arguments: ["ladder"] + arguments, console: recording.console, environment: environment)
-        return (code, recording.output, recording.error)
-    }
-
     @Test("--help lists the commands and exits 0")
     func help() {
-        let result = Self.run(["--help"])
+        let result = runLadder(["--help"])
         #expect(result.code == .success)
         #expect(result.output.contains("build"))
     }
 
     @Test("build --help lists every flag with its default, and the exit codes")
     func buildHelp() {
-        let result = Self.run(["build", "--help"])
+        let result = runLadder(["build", "--help"])
         #expect(result.code == .success)
         for flag in ["--config PATH", "--jobs N", "--json", "--no-wait", "--quiet", "--verbose"] {
             #expect(result.output.contains(flag), "\(flag)")
@@ -37,12 +29,12 @@ struct CommandLineTests {
         "every command's --help lists its options, their defaults and its exit codes",
         arguments: ["init", "check", "build", "verify", "replay", "merge"])
     func commandHelp(_ command: String) {
-        let result = Self.run([command, "--help"])
+        let result = runLadder([command, "--help"])
         #expect(result.code == .success)
         #expect(result.output.hasPrefix("USAGE: ladder \(command) "))
         #expect(result.output.contains("OPTIONS:\n") && result.output.contains("--quiet, -q"))
         #expect(result.output.contains("EXIT CODES:\n  0    "))
-        #expect(Self.run(["--help"]).output.contains("\n  \(command) "), "listed in ladder --help")
+        #expect(runLadder(["--help"]).output.contains("\n  \(command) "), "listed in ladder --help")
     }
 
     @Test("color only on a terminal, and never when NO_COLOR is set")
@@ -62,7 +54,7 @@ struct CommandLineTests {
     func brokenJSON() throws {
         let folder = TemporaryDirectory()
         try folder.write("{\n  \"sources\": [\"photos\"],\n  // photos\n}", to: "pipeline.json")
-        let result = Self.run(["build", "--config", folder.path("pipeline.json")])
+        let result = runLadder(["build", "--config", folder.path("pipeline.json")])
         #expect(result.code == .invalidConfiguration)
         #expect(result.error.contains("line 3, column 3"))
         #expect(result.error.contains("$comment"), "says how to write a note instead")
@@ -70,7 +62,7 @@ struct CommandLineTests {
 
     @Test("--version names ladder and the image libraries")
     func version() {
-        let result = Self.run(["--version"])
+        let result = runLadder(["--version"])
         #expect(result.code == .success)
         for name in ["ladder 0.1.0", "libvips 8.", "libjpeg-turbo 2.", "libexif 0."] {
             #expect(result.output.contains(name), "\(name)")
@@ -91,7 +83,7 @@ struct CommandLineTests {
             (["merge", "--colour"], "unknown option '--colour'"),
         ])
     func usageErrors(_ arguments: [String], _ message: String) {
-        let result = Self.run(arguments)
+        let result = runLadder(arguments)
         #expect(result.code == .usage)
         #expect(result.error.contains(message))
         #expect(result.error.contains("--help"))
@@ -103,7 +95,7 @@ struct CommandLineTests {
         let folder = TemporaryDirectory()
         try folder.write(#"{"sources": ["photos"], "variants": {"full": {"quality": 500}}}"#, to: "pipeline.json")
         try FileManager.default.createDirectory(atPath: folder.path("photos"), withIntermediateDirectories: true)
-        let result = Self.run(["build", "--config", folder.path("pipeline.json")])
+        let result = runLadder(["build", "--config", folder.path("pipeline.json")])
         #expect(result.code == .invalidConfiguration)
         #expect(result.error.contains("pipeline.json: $.variants.full.quality"))
     }
@@ -115,7 +107,7 @@ struct CommandLineTests {
         try folder.write(TestImages.gradientJPEG(width: 300, height: 200), to: "photos/good.jpg")
         try folder.write("not an image", to: "photos/bad.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        let result = Self.run(["build", "--config", folder.path("pipeline.json"), "--json"])
+        let result = runLadder(["build", "--config", folder.path("pipeline.json"), "--json"])
         #expect(result.code == .failure)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["built"] as? Int == 1)
@@ -134,7 +126,7 @@ struct CommandLineTests {
         let folder = TemporaryDirectory()
         try folder.write(TestImages.gradientJPEG(width: 300, height: 200), to: "photos/good.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        let result = Self.run(["build", "--config", folder.path("pipeline.json")])
+        let result = runLadder(["build", "--config", folder.path("pipeline.json")])
         #expect(result.code == .success)
         #expect(result.output.contains("1 built"))
         #expect(result.output.contains("variants: "))
@@ -152,7 +144,7 @@ struct CommandLineTests {
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
         let config = folder.path("pipeline.json")
         for index in 0..<2 {
-            let result = Self.run(
+            let result = runLadder(
                 ["build", "--config", config, "--shard", "auto/2", "--json"],
                 environment: ["JOB_COMPLETION_INDEX": "\(index)"])
             #expect(result.code == .success)
@@ -161,7 +153,7 @@ struct CommandLineTests {
             #expect((object["shard"] as? [String: Int]) == ["index": index + 1, "count": 2])
             #expect((object["manifest"] as? String)?.hasSuffix("manifest.shard-\(index + 1)-of-2.json") == true)
         }
-        let merge = Self.run(["merge", "--config", config, "--json"])
+        let merge = runLadder(["merge", "--config", config, "--json"])
         #expect(merge.code == .success)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(merge.output.utf8)) as? [String: Any])
         #expect(object["ok"] as? Bool == true)
@@ -177,8 +169,8 @@ struct CommandLineTests {
         try folder.write(TestImages.gradientJPEG(width: 120, height: 80), to: "photos/a.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
         let config = folder.path("pipeline.json")
-        #expect(Self.run(["build", "--config", config, "--shard", "2/2", "--quiet"]).code == .success)
-        let result = Self.run(["merge", "--config", config])
+        #expect(runLadder(["build", "--config", config, "--shard", "2/2", "--quiet"]).code == .success)
+        let result = runLadder(["merge", "--config", config])
         #expect(result.code == .failure)
         #expect(
             result.error.contains("manifest.shard-1-of-2.json: shard 1 of 2 is missing; run ladder build --shard 1/2"))

@@ -8,10 +8,7 @@ import Testing
 @Suite("ladder init")
 struct InitCommandTests {
     static func initialize(in folder: TemporaryDirectory) -> (code: ExitCode, output: String, error: String) {
-        let recording = RecordingConsole()
-        let code = Ladder.run(
-            arguments: ["ladder", "init", "--config", folder.path("pipeline.json")], console: recording.console)
-        return (code, recording.output, recording.error)
+        runLadder(["init", "--config", folder.path("pipeline.json")])
     }
 
     @Test("it finds the image folders, skips dependencies and hidden folders, and the result builds as it is")

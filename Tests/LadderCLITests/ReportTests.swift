@@ -20,13 +20,9 @@ struct ReportTests {
         try! folder.write(TestImages.cameraJPEG(width: 900, height: 600), to: "photos/trip/camera.jpg")
         try! folder.write("not an image", to: "photos/notes.jpg")
         try! folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        let recording = RecordingConsole()
-        let code = Ladder.run(
-            arguments: [
-                "ladder", "build", "--config", folder.path("pipeline.json"), "--report", folder.path("report"),
-            ],
-            console: recording.console)
-        return (folder, code, recording.output)
+        let result = runLadder(["build", "--config", folder.path("pipeline.json"), "--report", folder.path("report")])
+        return (folder, result.code, result.output)
+
     }()
 
     static func page() throws -> String {

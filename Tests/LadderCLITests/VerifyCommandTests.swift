@@ -12,12 +12,6 @@ import Testing
 /// `ladder verify` and `ladder replay` as users and CI call them.
 @Suite("verify and replay commands")
 struct VerifyCommandTests {
-    static func run(_ arguments: [String]) -> (code: ExitCode, output: String, error: String) {
-        let recording = RecordingConsole()
-        let code = Ladder.run(arguments: ["ladder"] + arguments, console: recording.console)
-        return (code, recording.output, recording.error)
-    }
-
     static func builtProject() throws -> TemporaryDirectory {
         TestImages.start()
         let folder = TemporaryDirectory()
@@ -25,14 +19,14 @@ struct VerifyCommandTests {
             try folder.write(TestImages.gradientJPEG(width: 500, height: 350, seed: index), to: "photos/p\(index).jpg")
         }
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
-        #expect(Self.run(["build", "--config", folder.path("pipeline.json"), "--quiet"]).code == .success)
+        #expect(runLadder(["build", "--config", folder.path("pipeline.json"), "--quiet"]).code == .success)
         return folder
     }
 
     @Test("verify --replay prints the short table and exits 0 after a build")
     func table() throws {
         let folder = try Self.builtProject()
-        let result = Self.run(["verify", "--config", folder.path("pipeline.json"), "--replay"])
+        let result = runLadder(["verify", "--config", folder.path("pipeline.json"), "--replay"])
         #expect(result.code == .success, "\(result.output)")
         for line in ["images     2", "variants   6", "problems   0", "first picture after", "first scan quality"] {
             #expect(result.output.contains(line), "\(line)")
@@ -44,7 +38,7 @@ struct VerifyCommandTests {
         let folder = try Self.builtProject()
         try folder.write("stray", to: "build/variants/stray.bin")
         let junit = folder.path("verify.xml")
-        let result = Self.run(["verify", "--config", folder.path("pipeline.json"), "--json", "--junit", junit])
+        let result = runLadder(["verify", "--config", folder.path("pipeline.json"), "--json", "--junit", junit])
         #expect(result.code == .failure)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["ok"] as? Bool == false)
@@ -63,7 +57,7 @@ struct VerifyCommandTests {
     @Test("verify --replay --json holds a replay object per image in the contract's shape")
     func replayJSON() throws {
         let folder = try Self.builtProject()
-        let result = Self.run([
+        let result = runLadder([
             "verify", "--config", folder.path("pipeline.json"), "--replay", "--json", "--profile", "3g",
         ])
         #expect(result.code == .success)
@@ -86,7 +80,7 @@ struct VerifyCommandTests {
     func frames() throws {
         let folder = try Self.builtProject()
         let frames = folder.path("frames")
-        let result = Self.run([
+        let result = runLadder([
             "verify", "--config", folder.path("pipeline.json"), "--frames", frames, "--profile", "4g",
         ])
         #expect(result.code == .success)
@@ -104,7 +98,7 @@ struct VerifyCommandTests {
     @Test("an unknown profile is a usage error")
     func unknownProfile() throws {
         let folder = try Self.builtProject()
-        let result = Self.run(["verify", "--config", folder.path("pipeline.json"), "--profile", "5g"])
+        let result = runLadder(["verify", "--config", folder.path("pipeline.json"), "--profile", "5g"])
         #expect(result.code == .usage)
         #expect(result.error.contains("unknown network profile '5g'") && result.error.contains("3g"))
     }
@@ -115,15 +109,15 @@ struct VerifyCommandTests {
         let folder = TemporaryDirectory()
         let baseline = try TestImages.gradientJPEG(width: 300, height: 200)
         try folder.write(baseline, to: "b.jpg")
-        let result = Self.run(["replay", folder.path("b.jpg"), "--json"])
+        let result = runLadder(["replay", folder.path("b.jpg"), "--json"])
         #expect(result.code == .success)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let files = try #require(object["files"] as? [[String: Any]])
         let scans = try #require(files.first?["scans"] as? [[String: Any]])
         #expect(scans.count == 1)
         #expect(scans.first?["endOffset"] as? Int == baseline.count)
-        #expect(Self.run(["replay"]).code == .usage)
-        #expect(Self.run(["replay", folder.path("missing.jpg")]).code == .ioError)
+        #expect(runLadder(["replay"]).code == .usage)
+        #expect(runLadder(["replay", folder.path("missing.jpg")]).code == .ioError)
     }
 
     @Test("replay exits 1 and names the problem for a truncated file")
@@ -133,7 +127,7 @@ struct VerifyCommandTests {
         let jpeg = try TestImages.gradient(width: 400, height: 300).jpegEncoded(
             .init(quality: 85, fullChroma: false, scans: ScanScript.recommendedColor.scans))
         try folder.write(Array(jpeg.prefix(jpeg.count / 2)), to: "cut.jpg")
-        let result = Self.run(["replay", folder.path("cut.jpg")])
+        let result = runLadder(["replay", folder.path("cut.jpg")])
         #expect(result.code == .failure)
         #expect(result.output.contains("truncated"))
     }

@@ -86,9 +86,7 @@ struct BuildCommand: LadderCommand {
         }
         let configuration: PipelineConfiguration
         // With render workers, this process never decodes: only the workers start libvips.
-        var inProcess = false
-        if case .inProcess = context.rendering { inProcess = true }
-        switch preparePipeline(configPath, console: console, startImaging: inProcess) {
+        switch preparePipeline(configPath, console: console, startImaging: context.rendering.decodesHere) {
         case .success(let loaded): configuration = loaded
         case .failure(let code): return code
         }

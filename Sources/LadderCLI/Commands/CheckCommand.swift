@@ -47,10 +47,8 @@ struct CheckCommand: LadderCommand {
 
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
-        var inProcess = false
-        if case .inProcess = context.rendering { inProcess = true }
         let configuration: PipelineConfiguration
-        switch preparePipeline(configPath, console: console, startImaging: inProcess) {
+        switch preparePipeline(configPath, console: console, startImaging: context.rendering.decodesHere) {
         case .success(let loaded): configuration = loaded
         case .failure(let code): return code
         }

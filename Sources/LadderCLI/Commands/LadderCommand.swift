@@ -86,7 +86,6 @@ func preparePipeline(
     do {
         try Imaging.start(threadsPerImage: 1)
     } catch {
-
         console.error(error.description)
         return .failure(.ioError)
     }

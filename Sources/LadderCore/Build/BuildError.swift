@@ -21,7 +21,6 @@ public enum BuildError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-
         switch self {
         case .io(let error):
             var text = error.description

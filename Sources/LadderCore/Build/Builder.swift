@@ -59,7 +59,6 @@ public final class Builder: Sendable {
         return try BuildError.mapping(operation: "build", path: configuration.outputDirectory) {
             try runLocked(started: started)
         }
-
     }
 
     private func runLocked(started: Date) throws -> BuildReport {
@@ -67,22 +66,18 @@ public final class Builder: Sendable {
         let output = try Directory.create(configuration.outputDirectory)
         // Shards of one build may share an output folder: each holds the folder's lock shared
         // and its own shard's lock exclusively. A whole build holds the folder's lock exclusively.
-        if try !output.lock(wait: false, shared: shard != nil) {
-            guard options.waitForLock else { throw BuildError.locked(configuration.outputDirectory) }
-            observer?.warning("waiting for another ladder build to finish with '\(configuration.outputDirectory)'")
-            _ = try output.lock(wait: true, shared: shard != nil)
-        }
+        try Self.acquire(
+            waitAllowed: options.waitForLock, folder: configuration.outputDirectory,
+            announce: { observer?.warning("waiting for another ladder build to finish with '\($0)'") }
+        ) { wait in try output.lock(wait: wait, shared: shard != nil) ? () : nil }
         let stateDirectory: Directory?
         var shardLock: FileLock?
         if let shard {
             let state = try Directory.create(configuration.resolve(Self.stateFolder))
-            let lockName = "shard-\(shard.index)-of-\(shard.count).lock"
-            shardLock = try state.lockFile(lockName, wait: false)
-            if shardLock == nil {
-                guard options.waitForLock else { throw BuildError.locked(configuration.outputDirectory) }
-                observer?.warning("waiting for another ladder build of shard \(shard) to finish")
-                shardLock = try state.lockFile(lockName, wait: true)
-            }
+            shardLock = try Self.acquire(
+                waitAllowed: options.waitForLock, folder: configuration.outputDirectory,
+                announce: { _ in observer?.warning("waiting for another ladder build of shard \(shard) to finish") }
+            ) { wait in try state.lockFile(shard.tag + ".lock", wait: wait) }
             stateDirectory = state
         } else {
             stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
@@ -91,13 +86,14 @@ public final class Builder: Sendable {
 
         let manifestPath = shard?.partialManifestPath(for: configuration.manifestPath) ?? configuration.manifestPath
         let manifestFolder = try Directory.create(FilePath.parent(manifestPath))
-        try removeTemporaryFiles(
-            output: output, manifestFolder: manifestFolder, manifestName: FilePath.name(manifestPath))
+        let folders = OutputFolders(output)
+        let variantFiles = try removeTemporaryFiles(
+            folders: folders, manifestFolder: manifestFolder, manifestName: FilePath.name(manifestPath))
 
-        let snapshotName = ManifestSnapshot.fileName + (shard.map { ".shard-\($0.index)-of-\($0.count)" } ?? "")
+        let snapshotName = ManifestSnapshot.fileName + (shard.map { "." + $0.tag } ?? "")
         var loaded = loadPreviousManifest(
             at: manifestPath, folder: manifestFolder, state: stateDirectory, snapshotName: snapshotName)
-        if shard != nil, loaded.manifest == nil, FileManager.default.fileExists(atPath: configuration.manifestPath) {
+        if shard != nil, loaded.manifest == nil {
             // After `ladder merge` the shard's own manifest is gone; the merged one holds its
             // entries as well (those of other shards are never looked up).
             loaded.manifest =
@@ -128,7 +124,6 @@ public final class Builder: Sendable {
         let prefix = configuration.outputPrefixInManifest
 
         let state = Mutex(BuildState())
-        let folders = OutputFolders(output)
         let files = walk.files
         observer?.buildStarted(total: files.count)
         // Largest first, so that the last sources to finish are small ones and no core idles
@@ -143,7 +138,7 @@ public final class Builder: Sendable {
             do {
                 outcome = try self.process(
                     file, previous: previous, cache: oldCache, fingerprints: fingerprints, recipes: recipes,
-                    settings: settings, prefix: prefix, folders: folders, state: state, shard: shard)
+                    settings: settings, prefix: prefix, folders: folders, state: state)
             } catch let error as FileSystemError {
                 state.withLock { $0.fatal = $0.fatal ?? error }
                 return false
@@ -167,12 +162,12 @@ public final class Builder: Sendable {
         }
         try output.synchronize()
 
-        var manifest = assembleManifest(&result, files: files, shard: shard)
+        var manifest = assembleManifest(&result, files: files)
         if let shard {
-            let sortedPaths = files.map(\.path).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            // The walk lists the files sorted by path, as every shard does.
             manifest.shard = Manifest.Shard(
                 index: shard.index, count: shard.count, sources: files.count,
-                sourcesSHA1: Self.sourceListSHA1(sortedPaths), recipes: fingerprints)
+                sourcesSHA1: Self.sourceListSHA1(files.map(\.path)), recipes: fingerprints)
         }
         let mismatches = Self.extensionMismatches(in: manifest)
         for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
@@ -189,7 +184,8 @@ public final class Builder: Sendable {
             let snapshot = ManifestSnapshot(manifestSHA1: Checksum.hex(.sha1, of: manifestData), manifest: manifest)
             try? stateDirectory?.writeAtomically(snapshot.serialized(), to: snapshotName)
         }
-        let removed = try removeStaleFiles(output: output, manifest: manifest, prefix: prefix, shard: shard)
+        let removed = try removeStaleFiles(
+            variantFiles, folders: folders, manifest: manifest, prefix: prefix)
 
         var cache = StatCache(scannedAt: scanStarted)
         for file in files { if let sha1 = result.sha1ByPath[file.path] { cache.record(file, sha1: sha1) } }
@@ -234,8 +230,9 @@ public final class Builder: Sendable {
     private func process(
         _ file: SourceFile, previous: Manifest?, cache: StatCache, fingerprints: [String: String],
         recipes: [String: VariantRecipe], settings: RenderSettings, prefix: String, folders: OutputFolders,
-        state: borrowing Mutex<BuildState>, shard: Shard?
+        state: borrowing Mutex<BuildState>
     ) throws -> SourceOutcome {
+        let shard = options.shard
         var bytes: [UInt8]?
         let sha1: String
         if let cached = cache.sha1(for: file) {
@@ -246,7 +243,7 @@ public final class Builder: Sendable {
                 bytes = read
                 sha1 = Checksum.hex(.sha1, of: read)
             } catch {
-                if let shard, !shard.owns(sha1: Checksum.hex(.sha1, of: Array(file.path.utf8))) {
+                if let shard, !shard.owns(unreadablePath: file.path) {
                     state.withLock { $0.inOtherShards += 1 }
                     return .inOtherShard
                 }
@@ -358,12 +355,10 @@ public final class Builder: Sendable {
 
     // MARK: - Manifest
 
-    private func assembleManifest(_ state: inout BuildState, files: [SourceFile], shard: Shard?) -> Manifest {
+    private func assembleManifest(_ state: inout BuildState, files: [SourceFile]) -> Manifest {
+        let shard = options.shard
         var images: [String: Manifest.ImageEntry] = [:]
-        // A source that could not be read has no SHA1; the SHA1 of its path decides its shard.
-        var failures = state.failureByPath.filter { path, _ in
-            shard?.owns(sha1: Checksum.hex(.sha1, of: Array(path.utf8))) ?? true
-        }
+        var failures = state.failureByPath.filter { path, _ in shard?.owns(unreadablePath: path) ?? true }
         for file in files {
             guard let sha1 = state.sha1ByPath[file.path], shard?.owns(sha1: sha1) ?? true else { continue }
             if let reason = state.failureBySHA1[sha1] {
@@ -388,7 +383,6 @@ public final class Builder: Sendable {
     ) -> (manifest: Manifest?, snapshotIsCurrent: Bool) {
         guard let bytes = try? manifestFolder.readFile(FilePath.name(path)) else { return (nil, false) }
         if let state, let snapshotBytes = try? state.readFile(snapshotName),
-
             let snapshot = ManifestSnapshot(serialized: snapshotBytes),
             snapshot.manifestSHA1 == Checksum.hex(.sha1, of: bytes),
             snapshot.manifest.contentProblems().isEmpty
@@ -430,10 +424,15 @@ public final class Builder: Sendable {
 
     // MARK: - Cleaning
 
-    /// Deletes the temporary files of runs that were killed (only ladder's own, by name). A shard
-    /// deletes only its own (those of its variants and of its partial manifest): other shards
-    /// may be writing into the same folders.
-    private func removeTemporaryFiles(output: Directory, manifestFolder: Directory, manifestName: String) throws {
+    /// Deletes the temporary files of runs that were killed (only ladder's own, by name), and
+    /// returns the other names in each two-letter variant folder, so that stale files can be
+    /// found at the end without listing the folders again (every file the build writes is in
+    /// the new manifest). A shard deletes only its own temporary files (those of its variants
+    /// and of its partial manifest): other shards may be writing into the same folders.
+    private func removeTemporaryFiles(
+        folders: OutputFolders, manifestFolder: Directory, manifestName: String
+    ) throws -> [String: [String]] {
+        let output = folders.output
         func isOurs(_ name: String, variant: Bool) -> Bool {
             guard name.hasPrefix(Directory.temporaryPrefix) else { return false }
             guard let shard = options.shard else { return true }
@@ -447,21 +446,32 @@ public final class Builder: Sendable {
         for name in try manifestFolder.entries(sorted: false) where isOurs(name, variant: false) {
             try manifestFolder.removeFile(name)
         }
+        var variantFiles: [String: [String]] = [:]
         for folderName in try output.entries(sorted: false) where folderName.utf8.count == 2 {
-            guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
-            for name in try folder.entries(sorted: false) where isOurs(name, variant: true) {
-                try folder.removeFile(name)
+            guard let folder = try? folders.folder(folderName, create: false) else { continue }
+            for name in try folder.entries(sorted: false) {
+                if isOurs(name, variant: true) {
+                    try folder.removeFile(name)
+                } else {
+                    variantFiles[folderName, default: []].append(name)
+                }
             }
         }
         for name in try output.entries(sorted: false) where isOurs(name, variant: false) {
             try output.removeFile(name)
         }
+        return variantFiles
     }
 
-    /// Deletes variant files that the manifest no longer names. Only names ladder could have
-    /// written are touched; anything else in the output folder is left alone. A shard deletes
-    /// only files of sources it owns, and leaves empty folders to the whole build.
-    private func removeStaleFiles(output: Directory, manifest: Manifest, prefix: String, shard: Shard?) throws -> Int {
+    /// Deletes the variant files among `variantFiles` (what the output folder held before the
+    /// build) that the manifest no longer names. Only names ladder could have written are
+    /// touched; anything else in the output folder is left alone. A shard deletes only files of
+    /// sources it owns, and leaves empty folders to the whole build.
+    private func removeStaleFiles(
+        _ variantFiles: [String: [String]], folders: OutputFolders, manifest: Manifest, prefix: String
+    ) throws -> Int {
+        let shard = options.shard
+        let output = folders.output
         var referenced: Set<String> = []
         for entry in manifest.images.values {
             for variant in entry.variants.values {
@@ -471,10 +481,10 @@ public final class Builder: Sendable {
             }
         }
         var removed = 0
-        for folderName in try output.entries(sorted: false) where folderName.utf8.count == 2 {
-            guard let folder = try? output.subdirectory(folderName, create: false) else { continue }
+        for (folderName, names) in variantFiles {
+            guard let folder = try? folders.folder(folderName, create: false) else { continue }
             var changed = false
-            for name in try folder.entries(sorted: false) {
+            for name in names {
                 let relative = folderName + "/" + name
                 guard ContentAddress.isVariantPath(relative), !referenced.contains(relative),
                     shard?.owns(sha1: String(name.prefix(40))) ?? true
@@ -524,8 +534,20 @@ public final class Builder: Sendable {
         return checksum.hexDigest()
     }
 
-    static func now() -> Int64 {
+    /// Takes a lock with `take(wait)`: at once when it is free, else, when waiting is allowed,
+    /// after announcing the wait; otherwise the build stops as locked.
+    @discardableResult
+    static func acquire<Lock>(
+        waitAllowed: Bool, folder: String, announce: (String) -> Void, _ take: (Bool) throws -> Lock?
+    ) throws -> Lock {
+        if let lock = try take(false) { return lock }
+        guard waitAllowed else { throw BuildError.locked(folder) }
+        announce(folder)
+        guard let lock = try take(true) else { throw BuildError.locked(folder) }
+        return lock
+    }
 
+    static func now() -> Int64 {
         Int64(Date().timeIntervalSince1970 * 1_000_000_000)
     }
 }

@@ -133,7 +133,6 @@ struct ConfigurationReader {
         }
 
         for key in object.keys.sorted() where !consumed.contains(key) && key != Self.commentKey {
-
             var message = "unknown key \"\(key)\""
             if let suggestion = known.min(by: { editDistance($0, key) < editDistance($1, key) }),
                 editDistance(suggestion, key) <= max(2, key.count / 3)

@@ -146,8 +146,9 @@ public struct Preflight: Sendable {
     func findings(about facts: SourceFacts, path: String) -> [Finding] {
         var findings: [Finding] = []
         let size = facts.size
-        let upscaled = configuration.variants.filter { $0.size(for: size) == size && $0.box != size }
-            .filter { size.width < $0.maxWidth && size.height < $0.maxHeight }
+        // Variants whose box the source fits inside without touching a side: they keep its size.
+        let upscaled = configuration.variants.filter { size.width < $0.maxWidth && size.height < $0.maxHeight }
+
         if !upscaled.isEmpty, upscaled.count == configuration.variants.count,
             let smallest = configuration.variants.min(by: { $0.box.pixelCount < $1.box.pixelCount })
         {

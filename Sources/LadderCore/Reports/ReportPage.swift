@@ -46,7 +46,6 @@ public struct ReportPage: Sendable {
                 ManifestPath.isValid(variant.path),
                 let bytes = try? Builder.readSource(FilePath.join(manifestFolder, variant.path), limit: 64 << 20)
             {
-
                 try images.writeAtomically(bytes, to: "\(sha1).jpg")
                 thumbnail = "images/\(sha1).jpg"
             }
@@ -79,22 +78,13 @@ public struct ReportPage: Sendable {
         }
         html += "</p>\n<p id=\"load-check\" class=\"bad\" hidden></p>\n"
 
-        if !build.failed.isEmpty {
-            html += "<h2 id=\"failures\">Failed sources</h2>\n<table><tr><th>source</th><th>why</th></tr>\n"
-            for failure in build.failed {
-                html += "<tr><td class=\"path\">\(escape(failure.source))</td><td>\(escape(failure.reason))</td></tr>\n"
-            }
-            html += "</table>\n"
-        }
-        if let verification, !verification.problems.isEmpty {
-            html += "<h2 id=\"problems\">Problems found by ladder verify</h2>\n<table>"
-            html += "<tr><th>file</th><th>kind</th><th>what</th></tr>\n"
-            for problem in verification.problems {
-                html +=
-                    "<tr><td class=\"path\">\(escape(problem.path))</td><td>\(escape(problem.kind))</td><td>\(escape(problem.message))</td></tr>\n"
-            }
-            html += "</table>\n"
-        }
+        html += Self.table(
+            id: "failures", title: "Failed sources", headers: ["source", "why"],
+            rows: build.failed.map { [$0.source, $0.reason] })
+        html += Self.table(
+            id: "problems", title: "Problems found by ladder verify", headers: ["file", "kind", "what"],
+            rows: (verification?.problems ?? []).map { [$0.path, $0.kind, $0.message] })
+
         if !build.warnings.isEmpty {
             html += "<h2 id=\"warnings\">Warnings</h2>\n<ul>\n"
             for warning in build.warnings {
@@ -185,6 +175,22 @@ public struct ReportPage: Sendable {
         </script>
 
         """
+
+    /// A titled table whose first column holds paths, or nothing when there is no row. Cells are
+    /// text, escaped here.
+    static func table(id: String, title: String, headers: [String], rows: [[String]]) -> String {
+        guard !rows.isEmpty else { return "" }
+        var html = "<h2 id=\"\(id)\">\(escape(title))</h2>\n<table><tr>"
+        html += headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in rows {
+            html += "<tr>"
+            for (column, cell) in row.enumerated() {
+                html += "<td\(column == 0 ? " class=\"path\"" : "")>\(escape(cell))</td>"
+            }
+            html += "</tr>\n"
+        }
+        return html + "</table>\n"
+    }
 
     // MARK: - Formatting
 

@@ -29,13 +29,13 @@ public struct ManifestMerger: Sendable {
 
     private func runLocked() throws -> MergeReport {
         let output = try Directory.create(configuration.outputDirectory)
-        if try !output.lock(wait: false) {
-            guard waitForLock else { throw BuildError.locked(configuration.outputDirectory) }
-            _ = try output.lock(wait: true)
+        try Builder.acquire(waitAllowed: waitForLock, folder: configuration.outputDirectory, announce: { _ in }) {
+            wait in try output.lock(wait: wait) ? () : nil
         }
+
         let manifestPath = configuration.manifestPath
         let folder = try Directory.create(FilePath.parent(manifestPath))
-        let names = try folder.entries().filter { Shard.parsePartialManifestName($0, for: manifestPath) != nil }
+        let names = try folder.entries().filter { Shard.isPartialManifestName($0, for: manifestPath) }
         var report = MergeReport(manifestPath: manifestPath, partials: names.map { FilePath.join(folder.path, $0) })
 
         var partials: [(name: String, manifest: Manifest)] = []

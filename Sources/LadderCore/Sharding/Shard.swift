@@ -1,4 +1,5 @@
 import Foundation
+import LadderImaging
 
 /// One share of a build split over several machines: shard `index` of `count`, 1-based.
 ///
@@ -31,10 +32,21 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
+    /// "shard-K-of-N", which names this shard's files (partial manifest, lock, state).
+    public var tag: String { Self.tag(index: index, count: count) }
+
+    static func tag(index: Int, count: Int) -> String { "shard-\(index)-of-\(count)" }
+
     /// True when the source with this SHA1 (40 hex digits) belongs to this shard: its first
     /// 64 bits, modulo `count`, are `index - 1`.
     public func owns(sha1: String) -> Bool {
         UInt64(sha1.prefix(16), radix: 16).map { Int($0 % UInt64(count)) == index - 1 } ?? (index == 1)
+    }
+
+    /// True when the source at `path`, which could not be read (so has no SHA1 of its
+    /// content), belongs to this shard: the SHA1 of the path decides.
+    public func owns(unreadablePath path: String) -> Bool {
+        owns(sha1: Checksum.hex(.sha1, of: Array(path.utf8)))
     }
 
     // MARK: - Parsing
@@ -107,23 +119,21 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     static func partialManifestName(for manifestPath: String, index: Int, count: Int) -> String {
         let (stem, suffix) = Self.stemAndSuffix(FilePath.name(manifestPath))
-        return "\(stem).shard-\(index)-of-\(count)\(suffix)"
+        return "\(stem).\(tag(index: index, count: count))\(suffix)"
     }
 
-    /// Parses a partial manifest's file name back into (index, count), for the manifest at
-    /// `manifestPath`; nil for any other name.
-    static func parsePartialManifestName(_ name: String, for manifestPath: String) -> (index: Int, count: Int)? {
+    /// True when `name` is the name of a partial manifest of the manifest at `manifestPath`
+    /// (`manifest.shard-K-of-N.json`, with K and N written as ladder writes them).
+    static func isPartialManifestName(_ name: String, for manifestPath: String) -> Bool {
         let (stem, suffix) = Self.stemAndSuffix(FilePath.name(manifestPath))
         let prefix = stem + ".shard-"
         guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else {
-            return nil
+            return false
         }
         let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
         let numbers = middle.split(separator: "-of-", omittingEmptySubsequences: false)
-        guard numbers.count == 2, let index = Int(numbers[0]), let count = Int(numbers[1]),
-            "\(index)-of-\(count)" == middle
-        else { return nil }
-        return (index, count)
+        guard numbers.count == 2, let index = Int(numbers[0]), let count = Int(numbers[1]) else { return false }
+        return "\(index)-of-\(count)" == middle
     }
 
     private static func stemAndSuffix(_ name: String) -> (String, String) {

@@ -193,6 +193,44 @@ public final class Directory: @unchecked Sendable {
     /// content: a temporary file in the same folder, flushed to disk, then renamed over `name`.
     /// Call `synchronize()` once the folder's renames must be durable.
     public func writeAtomically(_ bytes: [UInt8], to name: String) throws(FileSystemError) {
+        let temporary = try writeTemporary(bytes, for: name)
+        guard renameat(descriptor, temporary, descriptor, name) == 0 else {
+            let failure = FileSystemError.current("rename into place", FilePath.join(path, name))
+            unlinkat(descriptor, temporary, 0)
+            throw failure
+        }
+    }
+
+    /// Writes `bytes` to `name` only if no file of that name exists, whole or not at all (a
+    /// temporary file, flushed, then linked to `name`, which fails if the name is taken).
+    /// - Returns: false when `name` already exists; nothing is written then.
+    public func createAtomically(_ bytes: [UInt8], as name: String) throws(FileSystemError) -> Bool {
+        let temporary = try writeTemporary(bytes, for: name)
+        defer { unlinkat(descriptor, temporary, 0) }
+        if linkat(descriptor, temporary, descriptor, name, 0) == 0 {
+            try synchronize()
+            return true
+        }
+        if errno == EEXIST { return false }
+        guard errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS else {
+            throw FileSystemError.current("create", FilePath.join(path, name))
+        }
+        // No hard links on this file system: claim the name exclusively, then fill it.
+        let file = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else {
+            if errno == EEXIST { return false }
+            throw FileSystemError.current("create", FilePath.join(path, name))
+        }
+        close(file)
+        guard renameat(descriptor, temporary, descriptor, name) == 0 else {
+            throw FileSystemError.current("rename into place", FilePath.join(path, name))
+        }
+        return true
+    }
+
+    /// Writes `bytes` to a new temporary file in this folder, named after `name`, flushed to
+    /// disk; returns its name. Nothing is left behind when this fails.
+    private func writeTemporary(_ bytes: [UInt8], for name: String) throws(FileSystemError) -> String {
         let target = FilePath.join(path, name)
         let temporary = "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
         let file = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -213,44 +251,14 @@ public final class Directory: @unchecked Sendable {
         // A failed fsync is never retried: the kernel may already have dropped the data.
         if failure == nil && fsync(file) != 0 { failure = FileSystemError.current("flush", target) }
         if close(file) != 0 && failure == nil { failure = FileSystemError.current("write", target) }
-        if failure == nil && renameat(descriptor, temporary, descriptor, name) != 0 {
-            failure = FileSystemError.current("rename into place", target)
-        }
         if let failure {
             unlinkat(descriptor, temporary, 0)
             throw failure
         }
-    }
-
-    /// Writes `bytes` to `name` only if no file of that name exists, whole or not at all (a
-    /// temporary file, flushed, then linked to `name`, which fails if the name is taken).
-    /// - Returns: false when `name` already exists; nothing is written then.
-    public func createAtomically(_ bytes: [UInt8], as name: String) throws(FileSystemError) -> Bool {
-        let temporary = "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
-        try writeAtomically(bytes, to: temporary)
-        defer { unlinkat(descriptor, temporary, 0) }
-        if linkat(descriptor, temporary, descriptor, name, 0) == 0 {
-            try synchronize()
-            return true
-        }
-        if errno == EEXIST { return false }
-        guard errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS else {
-            throw FileSystemError.current("create", FilePath.join(path, name))
-        }
-        // No hard links on this file system: claim the name exclusively, then fill it.
-        let file = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard file >= 0 else {
-            if errno == EEXIST { return false }
-            throw FileSystemError.current("create", FilePath.join(path, name))
-        }
-        close(file)
-        try writeAtomically(bytes, to: name)
-        return true
-
+        return temporary
     }
 
     /// Makes the folder's entries (renames, deletions) durable.
-
     public func synchronize() throws(FileSystemError) {
         guard fsync(descriptor) == 0 else { throw FileSystemError.current("flush folder", path) }
     }
