@@ -160,6 +160,7 @@ public struct Verifier: Sendable {
                 recipe: recipe, entry: variant, bytes: bytes, keep: configuration.metadata.keep, label: label,
                 image: key
             ).problems()
+            problems += ScanEndsCheck(entry: variant, bytes: bytes, label: label, image: key).problems()
             rungs.append((recipe, variant, bytes))
         }
         guard options.replay || !configuration.replay.budgets.isEmpty || !options.profiles.isEmpty else {
