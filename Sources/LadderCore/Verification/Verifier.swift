@@ -200,6 +200,7 @@ public struct Verifier: Sendable {
             check.deep = options.deep
             let outcome = check.check()
             problems += outcome.problems
+            problems += ScanEndsCheck(entry: variant, bytes: bytes, label: label, image: key).problems()
             allDecodable = allDecodable && outcome.decodable
             rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
         }
