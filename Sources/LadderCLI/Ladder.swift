@@ -106,7 +106,7 @@ public enum Ladder {
         }
         do {
             let parsed = try ParsedOptions(
-                commandArguments, specs: command.options + command.commonOptions, command: command.name)
+                commandArguments, specs: command.acceptedOptions, command: command.name)
             let context = CommandContext(
                 console: console, rendering: rendering,
                 environment: environment ?? ProcessInfo.processInfo.environment)
