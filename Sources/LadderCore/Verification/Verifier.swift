@@ -387,7 +387,14 @@ public struct Verifier: Sendable {
                     VerificationProblem(path: file.path, kind: "source-unreadable", message: error.description))
             case .success(let sha1)?:
                 if manifest.failures[file.path] != nil {
-                    continue  // accounted for: the build could not make variants of it, and said why
+                    // Accounted for, while it has the bytes that failed: the build said why.
+                    if let failed = manifest.failureSHA1?[file.path], failed != sha1 {
+                        problems.append(
+                            VerificationProblem(
+                                path: file.path, kind: "stale",
+                                message: "the source failed to build and has changed since; run ladder build"))
+                    }
+                    continue
                 } else if listed[file.path] == sha1 {
                     continue
                 } else if listed[file.path] != nil {
@@ -432,6 +439,9 @@ public struct Verifier: Sendable {
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
         }
+        // Other pipelines may share the output folder: what their manifests list is theirs.
+        known.insert(OutputOwnership.lockFileName)
+        known.formUnion(OutputOwnership.filesOfOtherManifests(configuration, ownPartials: true))
         var problems: [VerificationProblem] = []
         func walk(_ directory: Directory, _ relative: String) {
             guard let names = try? directory.entries() else { return }
