@@ -120,10 +120,15 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// Identifies the recipe and encoder that made the file; a different value means the
         /// file must be made again.
         public var recipe: String
+        /// Progressive files only: for each scan in order, the byte offset just past its
+        /// entropy-coded data, so that the first `scanEnds[k]` bytes are enough to show scan
+        /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
+        /// length: the end-of-image marker included.
+        public var scanEnds: [Int]?
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String
+            recipe: String, scanEnds: [Int]? = nil
         ) {
             self.path = path
             self.width = width
@@ -133,6 +138,7 @@ public struct Manifest: Sendable, Equatable, Codable {
             self.progressive = progressive
             self.scans = scans
             self.recipe = recipe
+            self.scanEnds = scanEnds
         }
     }
 }

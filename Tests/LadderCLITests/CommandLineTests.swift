@@ -4,9 +4,24 @@ import LadderCore
 import LadderTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `Ladder.run(arguments:)` in this process: what a user types and what they get back.
 @Suite("Command line")
 struct CommandLineTests {
+    @Test("a result that cannot be written to standard output exits 74 and says why")
+    func lostOutput() {
+        let errors = RecordingConsole()
+        let console = Console(
+            errorIsTerminal: false, usesColor: false, writingOutput: { _ in ENOSPC },
+            error: { errors.console.writeDiagnostic($0) })
+        let code = Ladder.run(arguments: ["ladder", "--version"], console: console)
+        #expect(code == .ioError)
+        #expect(errors.error.contains("cannot write the results to standard output: No space left on device"))
+    }
+
     @Test("--help lists the commands and exits 0")
     func help() {
         let result = runLadder(["--help"])

@@ -47,6 +47,8 @@ struct BuildTests {
                 let structure = try JPEGStructure(parsing: bytes)
                 #expect(structure.width == variant.width && structure.height == variant.height)
                 #expect(structure.scans.count == variant.scans)
+                // libjpeg's own count, independent of ladder's segment walker.
+                #expect(try JPEGEntropyRead(reading: bytes, memoryLimit: 256 << 20).scans == variant.scans)
                 #expect(variant.progressive == (name == "full"))
             }
         }

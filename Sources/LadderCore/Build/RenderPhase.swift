@@ -97,7 +97,8 @@ struct RenderPhase {
                 path: prefix.isEmpty ? relative : prefix + "/" + relative, width: variant.size.width,
                 height: variant.size.height, bytes: variant.bytes.count,
                 sha256: Checksum.hex(.sha256, of: variant.bytes),
-                progressive: variant.progressive, scans: variant.scans, recipe: fingerprint)
+                progressive: variant.progressive, scans: variant.scans, recipe: fingerprint,
+                scanEnds: variant.progressive ? JPEGStructure.scanEnds(of: variant.bytes) : nil)
             state.withLock {
                 $0.touchedFolders.insert(folderName)
                 $0.filesWritten += 1
