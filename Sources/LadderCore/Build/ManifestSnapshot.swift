@@ -20,6 +20,7 @@ import LadderManifest
 ///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <scanEnds>
 ///                                      (scanEnds comma-separated; absent in older snapshots)
 ///     failure <source path> <reason>
+///     failure-sha1 <source path> <sha1>  (the SHA1 of a failed source's bytes)
 ///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
 ///     recipe <variant> <fingerprint>                  (belongs to the shard above)
 struct ManifestSnapshot: Equatable {
@@ -59,6 +60,9 @@ struct ManifestSnapshot: Equatable {
             }
         }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
+        for path in (manifest.failureSHA1 ?? [:]).keys.sorted() {
+            out.record(["failure-sha1", path, manifest.failureSHA1![path]!])
+        }
         if let shard = manifest.shard {
             out.record([
                 "shard", String(shard.index), String(shard.count), String(shard.sources), shard.sourcesSHA1,
@@ -85,6 +89,7 @@ struct ManifestSnapshot: Equatable {
         var generator: Manifest.Generator?
         var images: [String: Manifest.ImageEntry] = [:]
         var failures: [String: String] = [:]
+        var failureSHA1: [String: String] = [:]
         var shard: Manifest.Shard?
         var current: (sha1: String, entry: Manifest.ImageEntry)?
         func finishImage() {
@@ -133,6 +138,9 @@ struct ManifestSnapshot: Equatable {
             case ("failure", 2):
                 guard let path = values[0].text, let reason = values[1].text else { return nil }
                 failures[path] = reason
+            case ("failure-sha1", 2):
+                guard let path = values[0].text, let sha1 = values[1].text else { return nil }
+                failureSHA1[path] = sha1
             case ("shard", 4):
                 guard shard == nil, let index = values[0].integer, let count = values[1].integer,
                     let sources = values[2].integer, let sourcesSHA1 = values[3].text
@@ -149,7 +157,8 @@ struct ManifestSnapshot: Equatable {
         finishImage()
         guard let version, let generator else { return nil }
         manifest = Manifest(
-            version: version, generator: generator, images: images, failures: failures, shard: shard)
+            version: version, generator: generator, images: images, failures: failures,
+            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, shard: shard)
 
     }
 

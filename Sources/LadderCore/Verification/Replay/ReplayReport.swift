@@ -1,5 +1,5 @@
 /// What replaying one JPEG's progressive load showed.
-public struct ReplayReport: Sendable, Equatable {
+public struct ReplayReport: Sendable, Equatable, Codable {
     /// One scan: when it could be shown, when an app fed in chunks shows it, and how close it is
     /// to the final picture.
     public struct Scan: Sendable, Equatable, Codable {
