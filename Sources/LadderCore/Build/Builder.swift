@@ -171,6 +171,8 @@ public final class Builder: Sendable {
         }
         let mismatches = Self.extensionMismatches(in: manifest)
         for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
+        // The index files first, then the manifest: both name only files that exist.
+        if shard == nil { try ManifestIndexWriter(manifestFolder: manifestFolder).write(manifest) }
         // Deterministic encoding: a manifest equal to the previous one has its bytes already.
         var manifestWritten = false
         if manifest != previous || !snapshotIsCurrent {
@@ -270,7 +272,10 @@ public final class Builder: Sendable {
         guard isClaimant else { return .upToDate }  // another path with the same bytes does the work
 
         let previousEntry = previous?.images[sha1]
-        let plan = Planner.plan(previous: previousEntry, fingerprints: fingerprints) { entry in
+        // An entry written before manifests had placeholders is made again, whole.
+        let plan = Planner.plan(
+            previous: previousEntry?.placeholder == nil ? nil : previousEntry, fingerprints: fingerprints
+        ) { entry in
             self.isPresent(entry, prefix: prefix, folders: folders)
         }
         if plan.isUpToDate, var previousEntry {
@@ -325,7 +330,9 @@ public final class Builder: Sendable {
         let entry = Manifest.ImageEntry(
             sources: [], width: rendered.facts.size.width, height: rendered.facts.size.height, variants: variants,
             format: rendered.facts.format, bytes: source.count, orientation: rendered.facts.orientation,
-            captured: rendered.facts.captured, gpsRemoved: rendered.facts.hadGPS)
+            captured: rendered.facts.captured, gpsRemoved: rendered.facts.hadGPS,
+            placeholder: rendered.facts.placeholder?.thumbHash, averageColor: rendered.facts.placeholder?.averageColor,
+            hasAlpha: rendered.facts.isTransparent)
         state.withLock {
             $0.entries[sha1] = entry
             $0.built.insert(sha1)

@@ -96,6 +96,7 @@ public struct Verifier: Sendable {
         report.replays = checked.replays
         problems += checkSources(manifest)
         problems += checkOrphans(manifest, output: output)
+        problems += ManifestIndexCheck(configuration: configuration, manifestLabel: manifestLabel).problems(manifest)
         return problems
     }
 
@@ -162,6 +163,11 @@ public struct Verifier: Sendable {
             ).problems()
             rungs.append((recipe, variant, bytes))
         }
+        let smallest = rungs.min { $0.entry.width * $0.entry.height < $1.entry.width * $1.entry.height }
+        problems += PlaceholderCheck(
+            entry: entry, thumbnail: smallest.map { (outputLabel + "/" + $0.entry.path, $0.bytes) },
+            manifestLabel: manifestLabel, image: key
+        ).problems()
         guard options.replay || !configuration.replay.budgets.isEmpty || !options.profiles.isEmpty else {
             return (problems, nil)
         }
@@ -349,6 +355,7 @@ public struct Verifier: Sendable {
         }
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
+            known.formUnion(ManifestIndexCheck.pathsInOutput(manifestInside))
         }
         var problems: [VerificationProblem] = []
         func walk(_ directory: Directory, _ relative: String) {
