@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "LadderManifest", targets: ["LadderManifest"]),
         // What apps link to load an image's placeholder and variants; Foundation only.
         .library(name: "LadderClient", targets: ["LadderClient"]),
+        // The pipeline itself, for the fuzz targets in Fuzz/ (a package of their own).
+        .library(name: "LadderCore", targets: ["LadderCore"]),
     ],
     targets: [
         // MARK: - C libraries, found through pkg-config

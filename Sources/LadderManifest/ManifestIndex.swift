@@ -63,7 +63,7 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
             bytes = variant.bytes
             sha256 = variant.sha256
             progressive = variant.progressive
-            scanEnds = nil
+            scanEnds = variant.scanEnds
         }
     }
 

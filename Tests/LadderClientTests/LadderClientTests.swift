@@ -92,6 +92,20 @@ struct LadderClientTests {
         let small = try #require(timeline.seconds(of: "small_thumb"))
         let full = try #require(timeline.seconds(of: "full"))
         #expect(small < full / 3, "the thumbnail must not wait for the full-size file")
+
+        // The progressive file shows scan by scan: each a prefix of the file up to a scan end,
+        // after large_thumb and before the whole file.
+        let ends = try #require(variants["full"]?.scanEnds)
+        let fullBytes = try ladder.fileBytes(sha1, "full")
+        let scans = timeline.events.compactMap { item -> (data: Data, count: Int, seconds: Double)? in
+            if case .scans(_, let data, let count) = item.event { (data, count, item.seconds) } else { nil }
+        }
+        #expect(!scans.isEmpty, "no scan arrived before the whole file")
+        #expect(scans.map(\.count) == scans.map(\.count).sorted() && Set(scans.map(\.count)).count == scans.count)
+        for scan in scans {
+            #expect(scan.data == fullBytes.prefix(ends[scan.count - 1]), "scan \(scan.count) is not the file's prefix")
+            #expect(scan.seconds >= (timeline.seconds(of: "large_thumb") ?? .infinity) && scan.seconds <= full)
+        }
     }
 
     @Test("a 404 for one rung is reported and the next rung is used")
