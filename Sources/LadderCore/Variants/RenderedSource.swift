@@ -50,6 +50,8 @@ public struct SourceFacts: Sendable, Equatable, Codable {
     /// Metadata besides GPS that identifies a person or a device, in plain words (the
     /// variants carry none of it unless `metadata.keep` names it).
     public var personalMetadata: [String]
+    /// The placeholder and average colour, made from the smallest picture rendered.
+    public var placeholder: Placeholder?
 
     public init(
         format: String, size: PixelSize, orientation: Int = 1, captured: String? = nil, hadGPS: Bool = false,
