@@ -52,23 +52,34 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: Glob, rhs: Glob) -> Bool { lhs.pattern == rhs.pattern }
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
-    /// Expands the first `{a,b}` group (recursively), giving brace-free patterns.
+    /// Expands the first `{a,b}` group (recursively), giving brace-free patterns. Braces and
+    /// commas inside a set (`[{,]`) are characters of the set, as the syntax check reads them.
     private static func expandBraces(_ pattern: [Character]) -> [[Character]] {
-        guard let open = pattern.firstIndex(of: "{") else { return [pattern] }
+        var open: Int?
+        var close = 0
         var depth = 0
-        var close = open
         var commas: [Int] = []
-        for index in open..<pattern.count {
-            switch pattern[index] {
-            case "{": depth += 1
-            case "}":
+        var inSet = false
+        for index in pattern.indices {
+            let character = pattern[index]
+            if inSet {
+                if character == "]" { inSet = false }
+                continue
+            }
+            switch character {
+            case "[": inSet = true
+            case "{":
+                if open == nil { open = index }
+                depth += 1
+            case "}" where depth > 0:
                 depth -= 1
                 if depth == 0 { close = index }
             case "," where depth == 1: commas.append(index)
             default: break
             }
-            if depth == 0 { break }
+            if open != nil, depth == 0 { break }
         }
+        guard let open, depth == 0 else { return [pattern] }
         let bounds = [open] + commas + [close]
         var result: [[Character]] = []
         for (start, end) in zip(bounds, bounds.dropFirst()) {
