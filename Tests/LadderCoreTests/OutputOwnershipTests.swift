@@ -71,6 +71,24 @@ struct OutputOwnershipTests {
         #expect(folder.exists(stranger), "a file no manifest of this pipeline listed is left alone")
     }
 
+    @Test("variant files a killed build wrote before its manifest named them are deleted by the next build")
+    func killedBuildsFiles() throws {
+        let folder = try Self.twoPipelines()
+        try Self.build("a", in: folder)
+        // A build with another recipe, killed after writing a file and before its manifest:
+        // the pending list it wrote first says the file is its own.
+        let written = "ab/ab" + String(repeating: "1", count: 38) + "-full-87654321.jpg"
+        try folder.write([0xFF, 0xD8, 0xFF, 0xD9], to: "out/" + written)
+        try folder.write("ladder-pending 1\n\(written)\n", to: "a/.ladder/pending")
+        let stranger = "cd/cd" + String(repeating: "2", count: 38) + "-full-87654321.jpg"
+        try folder.write([0xFF, 0xD8, 0xFF, 0xD9], to: "out/" + stranger)
+        let report = try Self.build("a", in: folder)
+        #expect(report.filesRemoved == 1)
+        #expect(!folder.exists("out/" + written), "the killed build's file is removed")
+        #expect(folder.exists("out/" + stranger), "a file no build of this pipeline wrote stays")
+        #expect(!folder.exists("a/.ladder/pending"), "and the list is done with")
+    }
+
     @Test("names that differ only in Unicode normalization are two sources, each with its own picture")
     func unicodeNormalization() throws {
         TestImages.start()
