@@ -94,6 +94,10 @@ struct BuildScope: Sendable {
     /// writing into them).
     var removesEmptyFolders: Bool { shard == nil }
 
+    /// Whether the build writes the per-prefix index files beside its manifest: a whole build
+    /// does; a shard's partial manifest gets them from `ladder merge`.
+    var writesIndex: Bool { shard == nil }
+
     /// The name a temporary file was to be renamed to (`.ladder-tmp-<pid>-<random>-<name>`), or
     /// nil when `name` is not one of ladder's temporary files.
     static func finalName(ofTemporary name: String) -> String? {

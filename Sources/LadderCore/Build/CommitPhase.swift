@@ -51,8 +51,9 @@ struct CommitPhase {
         return manifest
     }
 
-    /// Flushes the folders the Render phase wrote into, then writes `manifest` when it differs
-    /// from the file on disk (and its snapshot when that is not current). Returns whether the
+    /// Flushes the folders the Render phase wrote into, then writes the index files (whole builds
+    /// only) and `manifest` when it differs from the file on disk (and its snapshot when that is
+    /// not current). Returns whether the
     /// manifest file was written.
     func write(
         _ manifest: Manifest, previous: Manifest?, snapshotIsCurrent: Bool, touchedFolders: Set<String>,
@@ -63,8 +64,14 @@ struct CommitPhase {
             try folders.folder(folder, create: false).synchronize()
         }
         try folders.output.synchronize()
+        let changed = manifest != previous || !snapshotIsCurrent
+        // The index files first, then the manifest: both name only files that exist. A no-op
+        // build rewrites them only when some are missing.
+        if scope.writesIndex, changed || !ManifestIndexWriter.isComplete(in: manifestFolder) {
+            try ManifestIndexWriter(manifestFolder: manifestFolder).write(manifest)
+        }
         // Deterministic encoding: a manifest equal to the previous one has its bytes already.
-        guard manifest != previous || !snapshotIsCurrent else { return false }
+        guard changed else { return false }
         let manifestData = [UInt8](manifest.jsonData())
         let manifestName = FilePath.name(scope.manifestPath)
         var written = false

@@ -120,7 +120,9 @@ struct RenderPhase {
         let entry = Manifest.ImageEntry(
             sources: [], width: facts.size.width, height: facts.size.height, variants: variants,
             format: facts.format, bytes: source.count, orientation: facts.orientation,
-            captured: facts.captured, gpsRemoved: facts.hadGPS)
+            captured: facts.captured, gpsRemoved: facts.hadGPS,
+            placeholder: facts.placeholder?.thumbHash, averageColor: facts.placeholder?.averageColor,
+            hasAlpha: facts.isTransparent)
         state.withLock { $0.entries[sha1] = entry }
         return .built
     }

@@ -128,7 +128,8 @@ extension Planner {
                 if let reason = knownFailure(sha1) {
                     action = .knownFailure(reason)
                 } else {
-                    let entry = previous?.images[sha1]
+                    // An entry written before manifests had placeholders is made again, whole.
+                    let entry = previous?.images[sha1].flatMap { $0.placeholder == nil ? nil : $0 }
                     let imagePlan = plan(previous: entry, fingerprints: fingerprints, fileIsPresent: fileIsPresent)
                     if imagePlan.isUpToDate, var entry {
                         entry.sources = []  // filled in from this walk
