@@ -19,7 +19,8 @@ struct PlanTests {
     static func previous(_ sha1: String, recipes: [String: String]) -> Manifest {
         let entry = Manifest.ImageEntry(
             sources: ["old/path.jpg"], width: 10, height: 10,
-            variants: Dictionary(uniqueKeysWithValues: recipes.map { ($0.key, variant($0.key, recipe: $0.value)) }))
+            variants: Dictionary(uniqueKeysWithValues: recipes.map { ($0.key, variant($0.key, recipe: $0.value)) }),
+            placeholder: "AAAA")
         return Manifest(generator: Manifest.Generator(ladder: "t", libvips: "t", libjpeg: "t"), images: [sha1: entry])
     }
 
