@@ -37,6 +37,7 @@ struct BuildScope: Sendable {
     var snapshotName: String { ManifestSnapshot.fileName + suffix }
     var fallbackSnapshotName: String { ManifestSnapshot.fileName }
     var failureMemoryName: String { "failures" + suffix }
+    var pendingFilesName: String { "pending" + suffix }
     static let statCacheName = "stat-cache"
     private var suffix: String { shard.map { "." + $0.tag } ?? "" }
 

@@ -65,6 +65,33 @@ struct BuildStateStore {
         try? folder?.writeAtomically(snapshot.serialized(), to: scope.snapshotName)
     }
 
+    // MARK: - Files about to be written
+
+    static let pendingHeader = "ladder-pending 1"
+
+    /// The variant files (relative to the output folder) that a build of this scope was about
+    /// to write when it last stopped without finishing: written by a build that was killed,
+    /// they are this scope's own even though no manifest lists them.
+    func pendingFiles() -> Set<String> {
+        guard let bytes = try? folder?.readFile(scope.pendingFilesName) else { return [] }
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)[...]
+        guard lines.popFirst() == Self.pendingHeader else { return [] }
+        return Set(lines.filter(ContentAddress.isVariantPath))
+    }
+
+    /// Records, durably and before any of them is written, the variant files this build will
+    /// write, so that a build killed before its manifest names them can still delete them.
+    func savePending(_ files: Set<String>) {
+        let text = ([Self.pendingHeader] + files.sorted()).joined(separator: "\n") + "\n"
+        try? folder?.writeAtomically(Array(text.utf8), to: scope.pendingFilesName)
+        try? folder?.synchronize()
+    }
+
+    /// Forgets the pending files once the manifest names what was written and the rest is deleted.
+    func removePending() {
+        try? folder?.removeFile(scope.pendingFilesName)
+    }
+
     // MARK: - Stat cache and failures
 
     func statCache() -> StatCache {

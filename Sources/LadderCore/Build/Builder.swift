@@ -109,6 +109,10 @@ public final class Builder: Sendable {
             knownFailure: { oldFailures.reason(for: $0, attempt: attempt) },
             fileIsPresent: { Self.isPresent($0, prefix: prefix, folders: folders) })
         reportPlanned(work, files: files)
+        // Files that a killed build of this scope wrote are its own; so are those about to be.
+        let leftovers = store.pendingFiles()
+        let planned = RenderPhase.plannedFiles(work, fingerprints: fingerprints)
+        if !planned.isEmpty { store.savePending(leftovers.union(planned)) }
 
         // Render.
         let render = RenderPhase(
@@ -130,7 +134,9 @@ public final class Builder: Sendable {
             touchedFolders: rendered.touchedFolders, manifestFolder: manifestFolder)
 
         // Clean, then keep what saves time next run.
-        let removed = try clean.removeStale(previous: previous, manifest: manifest)
+        let removed = try clean.removeStale(
+            previous: previous, pending: leftovers.union(planned), manifest: manifest)
+        if !leftovers.isEmpty || !planned.isEmpty { store.removePending() }
         var cache = StatCache(scannedAt: scanStarted)
         for (file, hashed) in zip(files, hashes.sources) {
             if case .sha1(let sha1) = hashed.content { cache.record(file, sha1: sha1) }

@@ -1,8 +1,9 @@
 import LadderManifest
 
-/// The Clean phase: deletes exactly the variant files the previous manifest listed and the new
-/// one does not (of sources this scope owns), never a file listed by another manifest in the
-/// output folder, so that pipelines sharing the folder keep their files. Before a build, it
+/// The Clean phase: deletes exactly the variant files the previous manifest listed (or a killed
+/// build of this scope wrote, as its pending list says) and the new one does not (of sources
+/// this scope owns), never a file listed by another manifest in the output folder, so that
+/// pipelines sharing the folder keep their files. Before a build, it
 /// also deletes the temporary files that killed runs of this scope left.
 struct CleanPhase {
     let scope: BuildScope
@@ -25,12 +26,13 @@ struct CleanPhase {
         }
     }
 
-    /// Deletes what `previous` owned and `manifest` does not; returns how many files.
-    func removeStale(previous: Manifest?, manifest: Manifest) throws -> Int {
-        guard let previous else { return 0 }
+    /// Deletes what `previous` owned, or what builds of this scope wrote without naming it in a
+    /// manifest (`pending`), and `manifest` does not list; returns how many files.
+    func removeStale(previous: Manifest?, pending: Set<String>, manifest: Manifest) throws -> Int {
         let prefix = scope.configuration.outputPrefixInManifest
-        var stale = Self.variantFiles(of: previous, prefix: prefix)
-            .subtracting(Self.variantFiles(of: manifest, prefix: prefix))
+        var owned = pending
+        if let previous { owned.formUnion(Self.variantFiles(of: previous, prefix: prefix)) }
+        var stale = owned.subtracting(Self.variantFiles(of: manifest, prefix: prefix))
             .filter(scope.owns(variantPath:))
         guard !stale.isEmpty else { return 0 }
         stale.subtract(OutputOwnership.filesOfOtherManifests(scope.configuration, ownPartials: false))

@@ -29,6 +29,18 @@ struct RenderPhase {
         var fatal: FileSystemError?
     }
 
+    /// The variant files (relative to the output folder) that rendering `work` will write.
+    static func plannedFiles(_ work: WorkList, fingerprints: [String: String]) -> Set<String> {
+        var files: Set<String> = []
+        for item in work.items {
+            guard case .render(let plan) = item.action else { continue }
+            for name in plan.render {
+                files.insert(ContentAddress.path(sha1: item.sha1, variant: name, fingerprint: fingerprints[name] ?? ""))
+            }
+        }
+        return files
+    }
+
     /// Renders every item of `work` that needs it, largest first, and returns what was made;
     /// `finished` is told about each item done.
     func run(
