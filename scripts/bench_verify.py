@@ -80,6 +80,8 @@ def main():
     parser.add_argument("--strict-folder")
     parser.add_argument("--work", help="keep the generated images here between runs")
     parser.add_argument("--markdown")
+    parser.add_argument(
+        "--parts", default="verify,replay,strict", help="which measures to take (comma-separated)")
     args = parser.parse_args()
     ladder = args.ladder
 
@@ -87,12 +89,35 @@ def main():
     lines = [f"machine: {platform.node()}, {os.cpu_count()} cores, {platform.platform()}",
              f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", ""]
 
-    # 1. Plain verify against sha256sum.
+    parts = set(args.parts.split(","))
+
+    if "verify" in parts or "replay" in parts:
+        prepare(args, work, ladder)
+    if "verify" in parts:
+        lines += measure_verify(args, work, ladder)
+    if "replay" in parts:
+        lines += measure_replay(args, work, ladder)
+    if "strict" in parts:
+        lines += measure_strict(args, work, ladder)
+
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def prepare(args, work, ladder):
     print(f"bench-verify: generating {args.images} images in {work}", file=sys.stderr)
     generate(os.path.join(work, "photos"), args.images)
     with open(os.path.join(work, "pipeline.json"), "w") as f:
         json.dump({"sources": ["photos"]}, f)
     run([ladder, "build", "--quiet"], work)
+
+
+def measure_verify(args, work, ladder):
     files = files_read_by_verify(work)
     total = sum(os.path.getsize(path) for path in files)
     listing = os.path.join(work, "files.txt")
@@ -112,7 +137,7 @@ def main():
         print(f"  round {round_index + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()), file=sys.stderr)
     ratio = statistics.median(row["verify"] / row["sha256sum"] for row in rows)
     deep_ratio = statistics.median(row["deep"] / row["sha256sum"] for row in rows)
-    lines += [
+    return [
         f"### verify against sha256sum: {args.images} images, {len(files)} files, {total / 1e6:.0f} MB",
         "",
         "| command | median s | ratio to sha256sum (median of rounds) |",
@@ -123,7 +148,8 @@ def main():
         "",
     ]
 
-    # 2. The replay cache, on a subset.
+
+def measure_replay(args, work, ladder):
     subset = os.path.join(work, "replay")
     shutil.rmtree(subset, ignore_errors=True)
     os.makedirs(os.path.join(subset, "photos"))
@@ -137,7 +163,7 @@ def main():
         shutil.rmtree(os.path.join(subset, ".ladder", "replay-cache"), ignore_errors=True)
         cold.append(run([ladder, "verify", "--quiet", "--replay"], subset))
         warm.append(run([ladder, "verify", "--quiet", "--replay"], subset))
-    lines += [
+    return [
         f"### verify --replay with the replay cache: {args.replay_images} images",
         "",
         "| run | median s |",
@@ -147,7 +173,8 @@ def main():
         "",
     ]
 
-    # 3. The strict JPEG check's cost in a build.
+
+def measure_strict(args, work, ladder):
     strict_folder = args.strict_folder
     if not strict_folder:
         corpus = os.path.join("..", "shared", "corpus", "photos")
@@ -166,7 +193,7 @@ def main():
                 json.dump({"sources": [strict_folder], "decoding": {"failOn": fail_on}}, f)
             builds[fail_on].append(run([ladder, "build", "--quiet"], strict, check=False))
     pairs = [w / e for w, e in zip(builds["warning"], builds["error"])]
-    lines += [
+    return [
         f"### the strict JPEG check: a build of {len(sources)} JPEG photos ({os.path.relpath(strict_folder)})",
         "",
         "| decoding.failOn | median s |",
@@ -176,14 +203,6 @@ def main():
         f"| ratio (median of paired rounds) | {statistics.median(pairs):.3f} |",
         "",
     ]
-
-    text = "\n".join(lines)
-    print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text + "\n")
-    if not args.work:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

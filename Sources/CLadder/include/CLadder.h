@@ -184,10 +184,10 @@ typedef struct ladder_jpeg_coefficients_result {
     char message[200];
 } ladder_jpeg_coefficients_result;
 
-/// Entropy-decodes every scan of a JPEG held in memory to its end of image without producing
-/// pixels (jpeg_read_coefficients, then jpeg_finish_decompress), counting libjpeg's warnings;
-/// `max_memory` bounds libjpeg's coefficient buffers (0: libjpeg's default). Returns 0, or -1
-/// when libjpeg stops with an error (its text in `result->message`).
+/// Entropy-decodes every scan of a JPEG held in memory to its end of image, producing only a
+/// 1/8-scale picture that is thrown away row by row (then jpeg_finish_decompress), counting
+/// libjpeg's warnings; `max_memory` bounds libjpeg's buffers (0: libjpeg's default). Returns 0,
+/// or -1 when libjpeg stops with an error (its text in `result->message`).
 int ladder_jpeg_read_coefficients(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_coefficients_result *result);
 
