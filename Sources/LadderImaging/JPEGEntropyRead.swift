@@ -24,10 +24,10 @@ public struct JPEGEntropyRead: Sendable, Equatable {
     /// Reads `bytes` to the end of image; libjpeg's coefficient buffers may use at most
     /// `memoryLimit` bytes (a larger image fails with libjpeg's error instead).
     public init(reading bytes: [UInt8], memoryLimit: Int) throws(ImagingError) {
-        var result = ladder_jpeg_coefficients_result()
+        var result = ladder_jpeg_read_result()
         let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return -2 }
-            return ladder_jpeg_read_coefficients(base, buffer.count, memoryLimit, &result)
+            return ladder_jpeg_read_to_end(base, buffer.count, memoryLimit, &result)
         }
         let message = withUnsafeBytes(of: result.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)

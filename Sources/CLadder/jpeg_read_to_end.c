@@ -10,8 +10,8 @@
  * same entropy decoding but stores every coefficient of the image: it measured about 1.5x
  * slower on camera photos, and needs memory for the whole image even for baseline files.)
  */
-int ladder_jpeg_read_coefficients(const unsigned char *data, size_t length, long max_memory,
-                                  ladder_jpeg_coefficients_result *result) {
+int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
+                                  ladder_jpeg_read_result *result) {
     struct jpeg_decompress_struct cinfo;
     ladder_jpeg_error error;
     memset(result, 0, sizeof *result);
