@@ -50,7 +50,7 @@ public enum Ladder {
     ]
 
     /// Commands for ladder's own scripts, left out of --help.
-    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self]
+    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self, ReplayTimingCommand.self]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)
     /// and `environment` (nil for this process's). A result that could not be written to
@@ -106,7 +106,7 @@ public enum Ladder {
         }
         do {
             let parsed = try ParsedOptions(
-                commandArguments, specs: command.options + command.commonOptions, command: command.name)
+                commandArguments, specs: command.acceptedOptions, command: command.name)
             let context = CommandContext(
                 console: console, rendering: rendering,
                 environment: environment ?? ProcessInfo.processInfo.environment)

@@ -152,18 +152,21 @@ struct ProcessTests {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 1, size: 200)
         let output = try Directory.create(folder.path("build/variants"))
-        #expect(try output.lock(wait: false))
+        let lock = try output.lockFile(OutputOwnership.lockFileName, wait: false)
+        #expect(lock != nil)
         let result = try LadderExecutable.run(["build", "--no-wait"], in: folder.path)
         #expect(result.status == 75)
         #expect(result.error.contains("another ladder build"))
+        withExtendedLifetime(lock) {}
     }
 
     @Test("a second build on the same output folder waits for the first, then runs")
     func waitsForLock() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 1, size: 200)
-        var holder: Directory? = try Directory.create(folder.path("build/variants"))
-        #expect(try holder?.lock(wait: false) == true)
+        var holder: FileLock? = try Directory.create(folder.path("build/variants"))
+            .lockFile(OutputOwnership.lockFileName, wait: false)
+        #expect(holder != nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LadderExecutable.path!)
         process.arguments = ["build"]

@@ -6,7 +6,7 @@ import LadderImaging
 struct ReplayCommand: LadderCommand {
     static let name = "replay"
     static let summary = "Replay how JPEG files load progressively, scan by scan."
-    static let synopsis = "FILE.jpg... [--json] [--chunk BYTES] [--profile NAME] [--frames DIR]"
+    static let synopsis = "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE]"
     static let discussion = """
         Feeds each file to libjpeg-turbo chunk by chunk, as a browser or an app's incremental
         image source receives it, and renders what can be shown after each scan. For every scan

@@ -200,6 +200,7 @@ public struct Verifier: Sendable {
             check.deep = options.deep
             let outcome = check.check()
             problems += outcome.problems
+            problems += ScanEndsCheck(entry: variant, bytes: bytes, label: label, image: key).problems()
             allDecodable = allDecodable && outcome.decodable
             rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
         }
@@ -307,9 +308,12 @@ public struct Verifier: Sendable {
         _ full: Rung, ordered: [Rung], key: String, label: String, options replayOptions: ProgressiveReplay.Options
     ) -> ReplayCache.Entry {
         let frames = options.frames
-        let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label) { scan, pixels in
-            frames?.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels)
-        }
+        // Without a gallery no picture is kept, and the replay may render luma only.
+        let collect: ((Int, DecodedPixels) -> Void)? =
+            frames.map { frames in
+                { scan, pixels in frames.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels) }
+            }
+        let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label, frame: collect)
         // The quality of each rung against the final full-size picture, for deciding what an app
         // would replace with what.
         var finalPixels: DecodedPixels?
@@ -386,7 +390,14 @@ public struct Verifier: Sendable {
                     VerificationProblem(path: file.path, kind: "source-unreadable", message: error.description))
             case .success(let sha1)?:
                 if manifest.failures[file.path] != nil {
-                    continue  // accounted for: the build could not make variants of it, and said why
+                    // Accounted for, while it has the bytes that failed: the build said why.
+                    if let failed = manifest.failureSHA1?[file.path], failed != sha1 {
+                        problems.append(
+                            VerificationProblem(
+                                path: file.path, kind: "stale",
+                                message: "the source failed to build and has changed since; run ladder build"))
+                    }
+                    continue
                 } else if listed[file.path] == sha1 {
                     continue
                 } else if listed[file.path] != nil {
@@ -431,6 +442,9 @@ public struct Verifier: Sendable {
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
         }
+        // Other pipelines may share the output folder: what their manifests list is theirs.
+        known.insert(OutputOwnership.lockFileName)
+        known.formUnion(OutputOwnership.filesOfOtherManifests(configuration, ownPartials: true))
         var problems: [VerificationProblem] = []
         func walk(_ directory: Directory, _ relative: String) {
             guard let names = try? directory.entries() else { return }

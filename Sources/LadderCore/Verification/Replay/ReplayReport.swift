@@ -43,7 +43,9 @@ public struct ReplayReport: Sendable, Equatable, Codable {
     public var firstPaintOffset: Int?
     /// The chunk boundary at which an app fed in chunks shows its first picture.
     public var firstShownAt: Int?
-    /// True when the last paint equals a one-shot decode of the whole file, pixel for pixel.
+    /// True when the last paint equals a one-shot decode of the whole file, pixel for pixel (on
+    /// the Y plane of a YCbCr file when the replay rendered luma only, as it does when no frame
+    /// is collected).
     public var matchesOneShotDecode: Bool
     public var problems: [Problem]
 
