@@ -1,13 +1,13 @@
 internal import CLadder
 
-/// What libjpeg-turbo finds reading a JPEG's entropy-coded data to its end of image, without
-/// producing pixels (Wraps jpeg_read_coefficients() and jpeg_finish_decompress()).
+/// What libjpeg-turbo finds reading a JPEG's entropy-coded data to its end of image (Wraps
+/// jpeg_start_decompress() at 1/8 scale, jpeg_read_scanlines() and jpeg_finish_decompress()).
 ///
 /// libjpeg reports damaged entropy data ("Corrupt JPEG data: N extraneous bytes before marker",
 /// bad Huffman codes, a premature end) only as warnings, and only once it reaches the damage;
 /// a decoder that stops at the last row it needs (as libvips does) never sees some of them.
-/// Reading every scan to the end of image sees them all, at the cost of entropy decoding alone
-/// (no inverse DCT, upsampling or color conversion).
+/// Reading every scan to the end of image sees them all, at the cost of entropy decoding plus a
+/// 1/8-scale picture (an inverse DCT of the DC term only), thrown away row by row.
 public struct JPEGEntropyRead: Sendable, Equatable {
     public var width: Int
     public var height: Int
@@ -24,10 +24,10 @@ public struct JPEGEntropyRead: Sendable, Equatable {
     /// Reads `bytes` to the end of image; libjpeg's coefficient buffers may use at most
     /// `memoryLimit` bytes (a larger image fails with libjpeg's error instead).
     public init(reading bytes: [UInt8], memoryLimit: Int) throws(ImagingError) {
-        var result = ladder_jpeg_coefficients_result()
+        var result = ladder_jpeg_read_result()
         let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return -2 }
-            return ladder_jpeg_read_coefficients(base, buffer.count, memoryLimit, &result)
+            return ladder_jpeg_read_to_end(base, buffer.count, memoryLimit, &result)
         }
         let message = withUnsafeBytes(of: result.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)

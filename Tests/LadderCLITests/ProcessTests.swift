@@ -81,11 +81,7 @@ struct ProcessTests {
     static func measured(_ arguments: [String], in folder: TemporaryDirectory) throws -> (
         status: Int32, peakKilobytes: Int, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-v", LadderExecutable.path!] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
-        let result = try ChildProcess.run(process)
+        let result = try ChildProcess.run("/usr/bin/time", ["-v", LadderExecutable.path!] + arguments, in: folder.path)
         let line = result.error.split(separator: "\n").first { $0.contains("Maximum resident set size") }
         let peak = line.flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
         return (result.status, peak ?? Int.max, String(decoding: result.output, as: UTF8.self))
@@ -129,18 +125,10 @@ struct ProcessTests {
         let full = try #require(manifest.images.values.compactMap { $0.variants["full"] }.first)
         #expect(chmod(folder.path("build/variants/" + full.path), 0) == 0)
         // root reads any file: run verify as an unprivileged user then.
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = [
-                "--reuid=65534", "--regid=65534", "--clear-groups", LadderExecutable.path!, "verify", "--json",
-            ]
-        } else {
-            process.executableURL = URL(fileURLWithPath: LadderExecutable.path!)
-            process.arguments = ["verify", "--json"]
-        }
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
-        let result = try ChildProcess.run(process)
+        let asUser = ["--reuid=65534", "--regid=65534", "--clear-groups", LadderExecutable.path!, "verify", "--json"]
+        let result = try ChildProcess.run(
+            getuid() == 0 ? "/usr/bin/setpriv" : LadderExecutable.path!,
+            getuid() == 0 ? asUser : ["verify", "--json"], in: folder.path)
         let output = String(decoding: result.output, as: UTF8.self)
         #expect(result.status == 74, "\(output) \(result.error)")
         #expect(output.contains("\"kind\":\"unreadable\""))

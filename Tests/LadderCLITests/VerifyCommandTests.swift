@@ -54,6 +54,16 @@ struct VerifyCommandTests {
         _ = try XMLDocument(data: Data(xml.utf8))
     }
 
+    @Test("ladder replay refuses a file declaring 20000x20000 before decoding it")
+    func replayLimits() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.jpegDeclaring(width: 20000, height: 20000), to: "huge.jpg")
+        let result = runLadder(["replay", folder.path("huge.jpg"), "--json"])
+        #expect(result.code == .failure)
+        #expect(result.output.contains("refused before decoding"), "\(result.output)")
+    }
+
     @Test("verify --json --replay always has the replay key, an empty list when nothing is replayed")
     func emptyReplayKey() throws {
         let folder = TemporaryDirectory()

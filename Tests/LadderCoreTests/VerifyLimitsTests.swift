@@ -48,6 +48,18 @@ struct VerifyLimitsTests {
         }
     }
 
+    @Test("ladder check refuses a file declaring 20000x20000 with the build's limits, before decoding")
+    func checkLimits() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.jpegDeclaring(width: 20000, height: 20000), to: "photos/huge.jpg")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        let report = try Preflight(configuration: Pipelines.configuration(in: folder), jobs: 1).run(paths: nil)
+        let findings = try #require(report.files.first { $0.path == "photos/huge.jpg" }).findings
+        #expect(findings.map(\.kind) == [.overLimits], "\(findings)")
+        #expect(findings.first?.message.contains("refused before decoding") == true)
+    }
+
     @Test("plain verify vouches by SHA-256 and structure; --deep decodes and reads to the end of image")
     func deep() throws {
         let folder = try VerifyTests.builtProject(photos: 1)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Programs of other projects that tests use as oracles, found on PATH.
 public enum ExternalTools {
@@ -28,10 +28,7 @@ public enum ExternalTools {
     public static func runCapturing(
         _ executable: String, _ arguments: [String], input: [UInt8] = []
     ) throws -> (output: [UInt8], error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let result = try ChildProcess.run(process, input: input)
+        let result = try ChildProcess.run(executable, arguments, input: input)
         guard result.status == 0 else {
             throw ToolError(message: "\(executable) exited \(result.status): \(result.error)")
         }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import LadderCore
 
 /// Writing pipelines and running builds in temporary folders.
@@ -56,24 +56,24 @@ public enum LadderExecutable {
     public static func run(
         _ arguments: [String], in directory: String
     ) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path!)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let result = try ChildProcess.run(process)
+        let result = try ChildProcess.run(path!, arguments, in: directory)
         return (result.status, String(decoding: result.output, as: UTF8.self), result.error)
     }
 }
 
 /// Running a child process with its output captured.
 public enum ChildProcess {
-    /// Runs `process` to its end, feeding it `input` on standard input, and returns its exit
+    /// Runs `executable` with `arguments` in `directory` to its end, feeding it `input` on standard input, and returns its exit
     /// status and what it wrote to each stream. Both streams are drained at once (standard error
     /// on a thread of its own, standard input written on another), so a child that fills one
     /// pipe's buffer while the other is being read never deadlocks with its parent.
     public static func run(
-        _ process: Process, input: [UInt8] = []
+        _ executable: String, _ arguments: [String], in directory: String? = nil, input: [UInt8] = []
     ) throws -> (status: Int32, output: [UInt8], error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let output = Pipe()
         let error = Pipe()
         let feed = Pipe()

@@ -172,7 +172,7 @@ int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char *
                        size_t message_capacity);
 
 /// What reading a JPEG's entropy-coded data to its end of image found.
-typedef struct ladder_jpeg_coefficients_result {
+typedef struct ladder_jpeg_read_result {
     int width;
     int height;
     int components;
@@ -185,14 +185,14 @@ typedef struct ladder_jpeg_coefficients_result {
     int warnings;
     /// The last warning's text, or on failure the error's.
     char message[200];
-} ladder_jpeg_coefficients_result;
+} ladder_jpeg_read_result;
 
-/// Entropy-decodes every scan of a JPEG held in memory to its end of image without producing
-/// pixels (jpeg_read_coefficients, then jpeg_finish_decompress), counting libjpeg's warnings;
-/// `max_memory` bounds libjpeg's coefficient buffers (0: libjpeg's default). Returns 0, or -1
-/// when libjpeg stops with an error (its text in `result->message`).
-int ladder_jpeg_read_coefficients(const unsigned char *data, size_t length, long max_memory,
-                                  ladder_jpeg_coefficients_result *result);
+/// Entropy-decodes every scan of a JPEG held in memory to its end of image, producing only a
+/// 1/8-scale picture that is thrown away row by row (then jpeg_finish_decompress), counting
+/// libjpeg's warnings; `max_memory` bounds libjpeg's buffers (0: libjpeg's default). Returns 0,
+/// or -1 when libjpeg stops with an error (its text in `result->message`).
+int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
+                                  ladder_jpeg_read_result *result);
 
 /// `ladder_jpeg_decode`, with `luma_only` as in `ladder_replay_new`.
 int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only,

@@ -6,7 +6,7 @@ import LadderImaging
 /// libvips stops reading a JPEG once it has the rows it needs, so damage that libjpeg only
 /// notices at the next marker (flipped bytes mid-file: "Corrupt JPEG data: N extraneous bytes
 /// before marker") passes its fail-on-warning check, and the variants come out with garbage
-/// blocks. Reading the entropy-coded data alone (no pixels) costs a fraction of a decode;
+/// blocks. Reading the entropy-coded data with a 1/8-scale picture costs a fraction of a decode;
 /// docs/BENCHMARKS.md has the figure.
 public enum StrictJPEGCheck {
     /// Throws when `bytes` is a JPEG whose entropy-coded data libjpeg warns about. Other formats,

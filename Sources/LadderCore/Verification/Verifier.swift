@@ -315,9 +315,12 @@ public struct Verifier: Sendable {
         _ full: Rung, ordered: [Rung], key: String, label: String, options replayOptions: ProgressiveReplay.Options
     ) -> ReplayCache.Entry {
         let frames = options.frames
-        let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label) { scan, pixels in
-            frames?.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels)
-        }
+        // Without a gallery no picture is kept, and the replay may render luma only.
+        let collect: ((Int, DecodedPixels) -> Void)? =
+            frames.map { frames in
+                { scan, pixels in frames.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels) }
+            }
+        let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label, frame: collect)
         // The quality of each rung against the final full-size picture, for deciding what an app
         // would replace with what.
         var finalPixels: DecodedPixels?
