@@ -14,6 +14,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         _ = scan.script.description
     }
     if let end = structure.endOfImage { precondition(end <= bytes.count) }
+    // The manifest's scanEnds, from the same walk.
+    if let ends = JPEGStructure.scanEnds(of: bytes) { precondition(ends.allSatisfy { $0 <= bytes.count }) }
     return 0
 }
 

@@ -4,7 +4,8 @@ import LadderImaging
 
 /// The progressive replay: libjpeg-turbo's buffered-image mode behind the suspending source of
 /// jpeg_replay.c, as `ladder replay` and `ladder verify --replay` drive it, and the decoder alone
-/// fed in steps of a size the input chooses (its first byte).
+/// fed in steps of a size the input chooses (its first byte); and the strict check that reads a
+/// source's entropy-coded data to its end (`decoding.failOn: "warning"`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = FuzzSupport.bytes(data, size)
@@ -14,11 +15,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let options = ProgressiveReplay.Options(chunkBytes: 64, maximumScans: 100, maximumPixels: 256 * 256)
     _ = ProgressiveReplay(options: options).replay(bytes, path: "fuzz.jpg")
 
-    // The decoder alone, on files the walker lets through to it.
+    // The decoder alone, and the strict check's read of the entropy-coded data to the end of
+    // the image, on files the walker lets through to them.
     guard let structure = try? JPEGStructure(parsing: bytes, scanLimit: 100),
-        structure.width * structure.height <= 256 * 256,
-        let decoder = try? JPEGReplayDecoder(bytes, maximumScans: 100)
+        structure.width * structure.height <= 256 * 256
     else { return 0 }
+    var limits = DecodeLimits(maxPixels: 256 * 256)
+    limits.failOn = .warning
+    _ = try? StrictJPEGCheck.check(bytes, limits: limits)
+    guard let decoder = try? JPEGReplayDecoder(bytes, maximumScans: 100) else { return 0 }
     var available = 0
     var rendered = 0
     while available < bytes.count {
