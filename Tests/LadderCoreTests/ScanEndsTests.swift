@@ -86,7 +86,9 @@ struct ScanEndsTests {
         #expect(found.contains { $0.message.contains("no scanEnds") })
         #expect(found.contains { $0.message.contains("scan 2 ends at byte") })
         #expect(found.contains { $0.message.contains("4 scanEnds, the file has 5 scans") })
-        #expect(report.problems.allSatisfy { $0.kind == "scan-ends" }, "nothing else is wrong")
+        #expect(
+            report.problems.allSatisfy { ["scan-ends", "index"].contains($0.kind) },
+            "nothing else is wrong (the index file follows the manifest, which the test edited)")
     }
 
     @Test("a progressive variant recorded without scanEnds is made again, and then has them")
