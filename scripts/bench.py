@@ -12,6 +12,8 @@ Peers, each on all cores (one process per core, libvips and ImageMagick threads 
 - the decode-once libvips chain, as a careful user scripts it with pyvips: one decode to the
   full-size box (vips_thumbnail, shrink-on-load), then both thumbnails resized from that picture
   (vips_resize, Lanczos3), one process per core.
+- the same chain with the vips command line: vipsthumbnail writes the full-size variant, then
+  makes both thumbnails from that file; spread over the cores with xargs -P.
 - ImageMagick's convert, once per image with -define jpeg:size= for the largest box (libjpeg
   may shrink on load), writing the three variants from one decode.
 - The floor: the work no tool can avoid, timed by ladder itself (`ladder __floor`, one thread):
@@ -209,6 +211,16 @@ class Tools:
             f.write('; do\n  IFS=: read n b q p <<< "$spec"\n  opts="Q=$q,strip,optimize_coding"\n'
                     '  [ "$p" = 1 ] && opts="$opts,interlace"\n'
                     '  vipsthumbnail "$1" $profile -s "${b}x${b}>" -o "$OUT/${name}_$n.jpg[$opts]"\ndone\n')
+        with open(os.path.join(work, "vips-cli-chain.sh"), "w") as f:
+            # The same chain with the vips command line: the full-size variant first, then both
+            # thumbnails from that file (a second, shrink-on-load decode of a small JPEG).
+            n, b, q, _ = max(VARIANTS, key=lambda v: v[1])
+            f.write('set -e\nname=$(basename "$1")\nprofile=\n'
+                    'if vipsheader -f icc-profile-data "$1" >/dev/null 2>&1; then profile="--export-profile srgb"; fi\n'
+                    f'full="$OUT/${{name}}_{n}.jpg"\n'
+                    f'vipsthumbnail "$1" $profile -s "{b}x{b}>" -o "$full[Q={q},strip,optimize_coding,interlace]"\n')
+            for n, b, q, _ in sorted(VARIANTS, key=lambda v: -v[1])[1:]:
+                f.write(f'vipsthumbnail "$full" -s "{b}x{b}>" -o "$OUT/${{name}}_{n}.jpg[Q={q},strip,optimize_coding]"\n')
         with open(os.path.join(work, "convert.sh"), "w") as f:
             big = max(b for _, b, _, _ in VARIANTS)
             chain = []
@@ -252,7 +264,8 @@ class Tools:
         command = ["sh", "-c", f'xargs -d "\\n" -P {self.jobs} -n {arguments} bash {self.work}/{name}.sh '
                                f'< {self.work}/{listing}']
         result = measured(command, self.work, env)
-        self.outputs[name] = {(os.path.basename(f), n): os.path.join(out, f"{os.path.basename(f)}_{n}.jpg")
+        self.outputs[{"vips-cli-chain": "vips CLI chain"}.get(name, name)] = {
+            (os.path.basename(f), n): os.path.join(out, f"{os.path.basename(f)}_{n}.jpg")
                               for f in self.files for n, _, _, _ in VARIANTS}
         return result
 
@@ -484,8 +497,8 @@ def memory_bound(ladder, work, jobs, small, large):
 
 # MARK: - One image set
 
-PEERS = ["vipsthumbnail", "libvips chain", "convert"]
-TARGETS = {"vipsthumbnail": 2.0, "libvips chain": 1.5, "convert": 4.0}
+PEERS = ["vipsthumbnail", "libvips chain", "vips CLI chain", "convert"]
+TARGETS = {"vipsthumbnail": 2.0, "libvips chain": 1.5, "vips CLI chain": 1.5, "convert": 4.0}
 
 
 def bench_set(label, folder, arguments, work):
@@ -493,7 +506,8 @@ def bench_set(label, folder, arguments, work):
     tools = Tools(arguments.ladder, folder, arguments.jobs, work)
     count = len(tools.files)
     runners = {"ladder": tools.run_ladder, "vipsthumbnail": lambda: tools.run_script("vipsthumbnail"),
-               "libvips chain": tools.run_chain, "convert": lambda: tools.run_script("convert"),
+               "libvips chain": tools.run_chain, "vips CLI chain": lambda: tools.run_script("vips-cli-chain"),
+               "convert": lambda: tools.run_script("convert"),
                "floor": tools.run_floor}
     names = list(runners)
     results = {name: [] for name in names}
