@@ -12,6 +12,10 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var images: [String: ImageEntry]
     /// Sources that could not be built, by source path, with a one-line reason.
     public var failures: [String: String]
+    /// The SHA1 of each failed source's bytes, by source path (absent when no source failed,
+    /// and for a source that could not be read), so that `verify` sees a failed file that was
+    /// replaced since.
+    public var failureSHA1: [String: String]?
     /// Set only in a partial manifest, written by one shard of a sharded build: which share of
     /// the sources it holds. `ladder merge` joins the shards' partial manifests into one
     /// manifest, which has no `shard`.
@@ -19,12 +23,13 @@ public struct Manifest: Sendable, Equatable, Codable {
 
     public init(
         version: Int = Manifest.currentVersion, generator: Generator, images: [String: ImageEntry] = [:],
-        failures: [String: String] = [:], shard: Shard? = nil
+        failures: [String: String] = [:], failureSHA1: [String: String]? = nil, shard: Shard? = nil
     ) {
         self.version = version
         self.generator = generator
         self.images = images
         self.failures = failures
+        self.failureSHA1 = failureSHA1
         self.shard = shard
     }
 
@@ -115,10 +120,15 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// Identifies the recipe and encoder that made the file; a different value means the
         /// file must be made again.
         public var recipe: String
+        /// Progressive files only: for each scan in order, the byte offset just past its
+        /// entropy-coded data, so that the first `scanEnds[k]` bytes are enough to show scan
+        /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
+        /// length: the end-of-image marker included.
+        public var scanEnds: [Int]?
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String
+            recipe: String, scanEnds: [Int]? = nil
         ) {
             self.path = path
             self.width = width
@@ -128,6 +138,7 @@ public struct Manifest: Sendable, Equatable, Codable {
             self.progressive = progressive
             self.scans = scans
             self.recipe = recipe
+            self.scanEnds = scanEnds
         }
     }
 }

@@ -90,6 +90,7 @@ extension PipelineConfiguration {
             output: output, manifest: manifest, variants: variants, background: background, metadata: metadata,
             replay: replay, limits: limits, followSymlinks: followSymlinks)
         try configuration.checkFolders(file: file)
+        try configuration.checkSourceLabels(file: file)
         return configuration
     }
 
