@@ -498,6 +498,7 @@ def memory_bound(ladder, work, jobs, small, large):
 # MARK: - One image set
 
 PEERS = ["vipsthumbnail", "libvips chain", "vips CLI chain", "convert"]
+SLOW_PEERS = ["vips CLI chain", "convert"]
 TARGETS = {"vipsthumbnail": 2.0, "libvips chain": 1.5, "vips CLI chain": 1.5, "convert": 4.0}
 
 
@@ -515,12 +516,12 @@ def bench_set(label, folder, arguments, work):
     for round_index in range(arguments.rounds):
         order = names[round_index % len(names):] + names[:round_index % len(names)]
         for name in order:
-            if name == "convert" and round_index >= arguments.convert_rounds:
+            if name in SLOW_PEERS and round_index >= arguments.slow_rounds:
                 continue
             results[name].append(runners[name]())
             print(f"  round {round_index + 1} {name}: {results[name][-1][0]:.2f} s", file=sys.stderr)
     seconds = {n: statistics.median(r[0] for r in runs) for n, runs in results.items()}
-    # convert may run in the first rounds only: it pairs with ladder's runs of those rounds.
+    # The slow peers may run in the first rounds only: they pair with ladder's runs of those rounds.
     paired = {n: statistics.median(run[0] / ladder[0] for run, ladder in zip(runs, results["ladder"]))
               for n, runs in results.items() if n != "ladder"}
     pss = {n: statistics.median(r[1] for r in runs) for n, runs in results.items()}
@@ -530,9 +531,9 @@ def bench_set(label, folder, arguments, work):
     tools_scored = ["ladder"] + PEERS
     scores = quality(tools, tools_scored, arguments.jobs)
 
-    convert_rounds = min(arguments.rounds, arguments.convert_rounds)
+    slow_rounds = min(arguments.rounds, arguments.slow_rounds)
     lines = [f"### {label}: {count} images, {arguments.jobs} jobs, {arguments.rounds} rounds"
-             + (f" ({convert_rounds} for convert)" if convert_rounds < arguments.rounds else ""), "",
+             + (f" ({slow_rounds} for {' and '.join(SLOW_PEERS)})" if slow_rounds < arguments.rounds else ""), "",
              "| tool | seconds (median) | images/s | ladder is faster by (median of paired rounds) | target "
              "| peak PSS | peak RSS |", "|---|---|---|---|---|---|---|"]
     for name in ["ladder"] + PEERS:
@@ -566,9 +567,9 @@ def main():
     parser.add_argument("folders", nargs="*",
                         help="image folders; default: ../shared/corpus/photos (else examples/photos) and the mixed set")
     parser.add_argument("--ladder")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--convert-rounds", type=int, default=1000,
-                        help="run ImageMagick in the first N rounds only (it takes as long as the others together)")
+    parser.add_argument("--rounds", type=int, default=3, help="0 for only the no-op rebuild and the memory check")
+    parser.add_argument("--slow-rounds", type=int, default=1000,
+                        help="run the slow peers (ImageMagick, the vips CLI chain) in the first N rounds only")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--noop-files", type=int, default=10000, help="0 to skip the no-op rebuild")
     parser.add_argument("--memory-batch", type=int, default=40,
@@ -588,7 +589,9 @@ def main():
     work = tempfile.mkdtemp(prefix="ladder-bench-")
     try:
         sets = [(folder, os.path.abspath(folder)) for folder in arguments.folders]
-        if not sets:
+        if arguments.rounds == 0:
+            sets = []  # only the no-op rebuild and the memory check
+        elif not sets:
             photos = os.path.join(corpus, "photos") if os.path.isdir(os.path.join(corpus, "photos")) \
                 else "examples/photos"
             sets = [(photos, os.path.abspath(photos))]
