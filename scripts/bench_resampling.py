@@ -15,6 +15,7 @@ photos and its renders). Needs pyvips (scripts/bench installs it).
 import importlib.util
 import math
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -73,9 +74,16 @@ def scores_of(path):
 
 
 def main():
-    import multiprocessing
     folders = sys.argv[1:]
     work = tempfile.mkdtemp(prefix="ladder-resampling-")
+    try:
+        measure(folders, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(folders, work):
+    import multiprocessing
     if not folders:
         folders = ["../shared/corpus/photos", bench.mixed_set(work, "../shared/corpus", len(bench.MIXED_CAMERA_PHOTOS))]
     labels = ["vipsthumbnail"] + [c[0] for c in CANDIDATES]
