@@ -90,7 +90,7 @@ struct ResamplingTests {
         let source = try Self.zonePlate(width: 3200, height: 2400)
         let lanczos = try Self.scores(renderer: VariantRenderer(), source: source)
         let triangle = try Self.scores(
-            renderer: VariantRenderer(resampling: Image.Resampling(kernel: .linear, gap: 0)), source: source)
+            renderer: VariantRenderer(resampling: .triangle), source: source)
         let large = try #require(triangle.first { $0.name == "large_thumb" })
         #expect(
             large.rendered < large.reference - 0.005,
@@ -108,7 +108,7 @@ struct ResamplingTests {
         let versions = Imaging.versions
         let current = VariantRenderer.resampling
         let made = try VariantRenderer().render(source, variants: Self.variants, settings: Self.settings)
-        let triangle = try VariantRenderer(resampling: Image.Resampling(kernel: .linear, gap: 0)).render(
+        let triangle = try VariantRenderer(resampling: .triangle).render(
             source, variants: Self.variants, settings: Self.settings)
         for name in ["small_thumb", "large_thumb"] {
             let before = try #require(made.variants.first { $0.name == name })
