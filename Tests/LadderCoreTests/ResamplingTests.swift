@@ -1,9 +1,14 @@
-import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
 import LadderTestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Thumbnails as faithful as a reference resampler: a zone plate (rings whose frequency rises to
 /// the pixel pitch at the edges) shows aliasing and blur at once, and the variants made of it must
