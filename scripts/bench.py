@@ -1,27 +1,41 @@
 #!/usr/bin/env python3
-"""ladder's benchmark: ladder against vipsthumbnail and ImageMagick on the same job, against the
-floor of the work itself, and a no-op rebuild of many sources. Run through scripts/bench, which
-installs what this needs.
+"""ladder's benchmark: time, memory and quality of ladder against its peers doing the same job,
+against the floor of the work itself, and a no-op rebuild of many sources. Run through
+scripts/bench, which installs what this needs.
 
 The job, for every image: small_thumb (160x160 box, Q80), large_thumb (640x640, Q82), and a
 full-size progressive JPEG (2560x2560, Q85), never upscaled, metadata stripped.
 
-- vipsthumbnail runs once per variant (it decodes the source each time), as users script it:
-  three runs per image, spread over the cores with xargs -P, libvips threads set to 1.
-- convert runs once per image with -define jpeg:size= for the largest box (so libjpeg may shrink
-  on load) and writes the three variants from one decode, spread over the cores the same way.
-- The floor is the work no tool can avoid, timed by ladder itself (`ladder __floor`), one thread:
-  for every image, one decode at the scale its largest variant needs (libvips' thumbnail of the
-  largest box: shrink-on-load plus the resize to that box), plus encoding each variant from pixels
-  already at its size with ladder's encoder (the 5-scan script for the full-size one). Its wall
-  time on N cores is the makespan of those per-image costs scheduled largest first on N cores:
-  no start-up, no reading, no hashing, no resizing between variants, no waiting.
+Peers, each on all cores (one process per core, libvips and ImageMagick threads set to 1):
+- vipsthumbnail, once per variant (it decodes the source each time), as users script it:
+  three runs per image, spread over the cores with xargs -P.
+- the decode-once libvips chain, as a careful user scripts it with pyvips: one decode to the
+  full-size box (vips_thumbnail, shrink-on-load), then both thumbnails resized from that picture
+  (vips_resize, Lanczos3), one process per core.
+- the same chain with the vips command line: vipsthumbnail writes the full-size variant, then
+  makes both thumbnails from that file; spread over the cores with xargs -P.
+- ImageMagick's convert, once per image with -define jpeg:size= for the largest box (libjpeg
+  may shrink on load), writing the three variants from one decode.
+- The floor: the work no tool can avoid, timed by ladder itself (`ladder __floor`, one thread):
+  for every image one decode at the scale its largest variant needs plus encoding each variant
+  from pixels already at its size. Its wall time on N cores is the makespan of those per-image
+  costs scheduled largest first: no start-up, no reading, no hashing, no resizing, no waiting.
 
-Tools alternate their order every round; medians are reported. Peak memory is the largest total
-resident memory of the tool's whole process tree, sampled every 20 ms.
+Timing: every round runs every tool once, in an order rotated each round; a tool's ratio to
+ladder is taken within each round (paired) and the median over rounds is reported, beside the
+median times. Memory: the peak over the run of the sum of PSS (/proc/PID/smaps_rollup) of the
+tool's whole process tree, sampled every 25 ms (RSS summed the same way beside it).
+
+Quality: every output of the last round is checked (present, decodable, of the planned size)
+and compared on luma (Rec. 601) with a reference made from the full decode of the source
+(upright, embedded ICC profile converted to sRGB, no shrink-on-load), resized with libvips'
+Lanczos3 alone (vips_reduce, no box shrink) to the output's exact size: median SSIM (Gaussian
+window, sigma 1.5, the formula of scikit-image's structural_similarity), median PSNR, the worst image's PSNR against
+vipsthumbnail's for the same image, and median bytes.
 """
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import shutil
@@ -33,7 +47,20 @@ import threading
 import time
 
 VARIANTS = [("small_thumb", 160, 80, False), ("large_thumb", 640, 82, False), ("full", 2560, 85, True)]
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff")
 
+# Camera photos of ../shared/corpus beyond its photos folder, for the mixed set (the renders are
+# generated): phones and cameras, rotated ones, ICC-tagged ones, a panorama, a 17-megapixel one.
+MIXED_CAMERA_PHOTOS = [
+    "exif/Leica_T_orient8_void_gps.jpg", "exif/Oppo_R7_Plus.jpg", "formats/very-large_progressive.jpg",
+    "exif/Nokia_Lumia_800.jpg", "exif/Canon_EOS_1000D_orient6.jpg", "formats/xmp_test_adobergb.jpg",
+    "formats/ultra-hdr_gainmap.jpg", "formats/examplepano_progressive_2to1.jpg", "exif/Apple_iPhone_5_orient3.jpg",
+    "exif/Apple_iPhone_6.jpg", "exif/Nexus_4.jpg", "exif/Nikon_D40_orient6_xmp.jpg", "exif/Nikon_E995_iptc.jpg",
+    "exif/Olympus_FE230-X790.jpg", "exif/Panasonic_DMC-LX7_mpf.jpg",
+]
+
+
+# MARK: - Process trees and their memory
 
 def children_of(pid):
     """Direct children of a process, from /proc/PID/task/*/children."""
@@ -47,34 +74,38 @@ def children_of(pid):
     return found
 
 
-def tree_rss_kb(root):
-    """Resident memory of a process and all its descendants, in KiB."""
-    total, stack = 0, [root]
+def tree_memory_kb(root):
+    """(PSS, RSS) of a process and all its descendants, in KiB, from smaps_rollup."""
+    pss = rss = 0
+    stack = [root]
     while stack:
         pid = stack.pop()
         stack.extend(children_of(pid))
         try:
-            with open(f"/proc/{pid}/status") as f:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+                    elif line.startswith("Rss:"):
+                        rss += int(line.split()[1])
         except OSError:
             pass
-    return total
+    return pss, rss
 
 
 def measured(command, cwd, env=None):
-    """Runs `command`, returning (seconds, peak resident KiB of its process tree)."""
+    """Runs `command`; returns (seconds, peak PSS KiB, peak RSS KiB) of its process tree."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0
+    peak_pss = peak_rss = 0
     done = threading.Event()
 
     def sample():
-        nonlocal peak
+        nonlocal peak_pss, peak_rss
         while not done.is_set():
-            peak = max(peak, tree_rss_kb(process.pid))
-            done.wait(0.02)
+            pss, rss = tree_memory_kb(process.pid)
+            peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
+            done.wait(0.025)
 
     sampler = threading.Thread(target=sample)
     sampler.start()
@@ -84,24 +115,112 @@ def measured(command, cwd, env=None):
     sampler.join()
     if process.returncode != 0:
         sys.exit(f"bench: {command[0]} failed ({process.returncode}): {errors.decode(errors='replace')[-2000:]}")
-    return seconds, peak
+    return seconds, peak_pss, peak_rss
 
+
+# MARK: - The image sets
+
+def generate_renders(folder):
+    """Large renders, made in code: flat art, a wallpaper, a text poster, a zone plate, a fractal
+    landscape, interference patterns. They have what camera photos lack: hard edges, flat
+    areas and detail up to the pixel pitch."""
+    import pyvips
+    os.makedirs(folder, exist_ok=True)
+
+    def save(name, image):
+        image.cast("uchar").copy(interpretation="srgb").jpegsave(os.path.join(folder, name), Q=92)
+
+    xy = pyvips.Image.xyz(3840, 2160)
+    x, y = xy[0], xy[1]
+    distance = ((x - 1300) ** 2 + (y - 900) ** 2) ** 0.5
+    disc = (distance < 700).ifthenelse([230, 80, 40], [30, 60, 120])
+    stripes = ((x + y) % 90 < 30).ifthenelse([250, 220, 60], disc)
+    save("render_flat_3840.jpg", (distance < 700).ifthenelse(disc, stripes).gaussblur(0.6))
+
+    clouds = pyvips.Image.perlin(5120, 2880, cell_size=256, seed=3)
+    cells = pyvips.Image.worley(5120, 2880, cell_size=180, seed=5)
+    cells = cells / cells.max()
+    save("render_wallpaper_5120.jpg", (clouds * 90 + 128).bandjoin([cells * 200 + 30, clouds * 60 + cells * 90 + 60]))
+
+    text = pyvips.Image.text("ladder " * 12 + "\n" + "Thumbnails as sharp as the reference " * 3 + "\n"
+                             + "0123456789 " * 10, width=3800, dpi=600)
+    ink = 245 - text.embed(100, 200, 4000, 3000) * (200 / 255)
+    ruled = ((pyvips.Image.xyz(4000, 3000)[0] % 23) < 2).ifthenelse(60, ink)
+    save("render_text_4000.jpg", ruled.bandjoin([ink, ink]))
+
+    zone = pyvips.Image.zone(4096, 4096) * 120 + 128
+    save("render_zone_4096.jpg", zone.bandjoin([zone, zone]))
+
+    surface = pyvips.Image.fractsurf(6000, 4000, 2.3)
+    surface = (surface - surface.min()) / (surface.max() - surface.min()) * 255
+    save("render_fractal_6000.jpg", surface.bandjoin([255 - surface, surface * 0.5 + 60]))
+
+    sines = pyvips.Image.sines(3000, 2000, hfreq=0.9, vfreq=0.7) * 110 + 128
+    eye = pyvips.Image.eye(3000, 2000, factor=0.6) * 110 + 128
+    save("render_sines_3000.jpg", sines.bandjoin([eye, (sines + eye) / 2]))
+
+
+def mixed_set(work, corpus, photos):
+    """A folder of `photos` camera photos (copied from the corpus, when present) and generated
+    renders."""
+    folder = os.path.join(work, "mixed")
+    os.makedirs(folder, exist_ok=True)
+    if os.path.isdir(corpus):
+        for relative in MIXED_CAMERA_PHOTOS[:photos]:
+            path = os.path.join(corpus, relative)
+            if os.path.isfile(path):
+                shutil.copyfile(path, os.path.join(folder, os.path.basename(path)))
+    generate_renders(folder)
+    return folder
+
+
+def fitted(width, height, box):
+    """The size of a variant: inside box x box, aspect kept, never upscaled."""
+    if width <= box and height <= box:
+        return width, height
+    if width >= height:
+        return box, max(1, round(height * box / width))
+    return max(1, round(width * box / height)), box
+
+
+# MARK: - The tools
 
 class Tools:
     def __init__(self, ladder, images, jobs, work):
         self.ladder, self.images, self.jobs, self.work = ladder, images, jobs, work
+        os.makedirs(work, exist_ok=True)
         self.files = sorted(os.path.join(images, name) for name in os.listdir(images)
-                            if name.lower().endswith((".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff")))
-        single_thread = dict(os.environ, VIPS_CONCURRENCY="1", MAGICK_THREAD_LIMIT="1", OMP_NUM_THREADS="1")
-        self.env = single_thread
+                            if name.lower().endswith(IMAGE_SUFFIXES))
+        self.env = dict(os.environ, VIPS_CONCURRENCY="1", MAGICK_THREAD_LIMIT="1", OMP_NUM_THREADS="1")
+        self.outputs = {}
+        self.magick = next(tool for tool in ("magick", "convert-im6.q16", "convert") if shutil.which(tool))
         with open(os.path.join(work, "files.txt"), "w") as f:
             f.write("\n".join(self.files) + "\n")
+        import pyvips
+        big = max(b for _, b, _, _ in VARIANTS)
+        with open(os.path.join(work, "files-and-sizes.txt"), "w") as f:
+            for path in self.files:
+                header = pyvips.Image.new_from_file(path)
+                f.write(f"{path}\n{min(big, header.width)}x{min(big, header.height)}\n")
         with open(os.path.join(work, "vipsthumbnail.sh"), "w") as f:
-            f.write('set -e\nname=$(basename "$1")\nfor spec in ')
+            # vipsthumbnail converts an embedded profile to sRGB only when asked (--export-profile).
+            f.write('set -e\nname=$(basename "$1")\nprofile=\n'
+                    'if vipsheader -f icc-profile-data "$1" >/dev/null 2>&1; then profile="--export-profile srgb"; fi\n'
+                    'for spec in ')
             f.write(" ".join(f"{n}:{b}:{q}:{int(p)}" for n, b, q, p in VARIANTS))
             f.write('; do\n  IFS=: read n b q p <<< "$spec"\n  opts="Q=$q,strip,optimize_coding"\n'
                     '  [ "$p" = 1 ] && opts="$opts,interlace"\n'
-                    '  vipsthumbnail "$1" -s "${b}x${b}>" -o "$OUT/${name}_$n.jpg[$opts]"\ndone\n')
+                    '  vipsthumbnail "$1" $profile -s "${b}x${b}>" -o "$OUT/${name}_$n.jpg[$opts]"\ndone\n')
+        with open(os.path.join(work, "vips-cli-chain.sh"), "w") as f:
+            # The same chain with the vips command line: the full-size variant first, then both
+            # thumbnails from that file (a second, shrink-on-load decode of a small JPEG).
+            n, b, q, _ = max(VARIANTS, key=lambda v: v[1])
+            f.write('set -e\nname=$(basename "$1")\nprofile=\n'
+                    'if vipsheader -f icc-profile-data "$1" >/dev/null 2>&1; then profile="--export-profile srgb"; fi\n'
+                    f'full="$OUT/${{name}}_{n}.jpg"\n'
+                    f'vipsthumbnail "$1" $profile -s "{b}x{b}>" -o "$full[Q={q},strip,optimize_coding,interlace]"\n')
+            for n, b, q, _ in sorted(VARIANTS, key=lambda v: -v[1])[1:]:
+                f.write(f'vipsthumbnail "$full" -s "{b}x{b}>" -o "$OUT/${{name}}_{n}.jpg[Q={q},strip,optimize_coding]"\n')
         with open(os.path.join(work, "convert.sh"), "w") as f:
             big = max(b for _, b, _, _ in VARIANTS)
             chain = []
@@ -110,9 +229,11 @@ class Tools:
                 chain.append(f'\\( +clone -resize "{b}x{b}>" -quality {q} -interlace {interlace} '
                              f'-write "$OUT/${{name}}_{n}.jpg" +delete \\)')
             n, b, q, p = sorted(VARIANTS, key=lambda v: -v[1])[-1]
+            # jpeg:size is a hint for libjpeg's scaling on load, which also scales up (to 16/8):
+            # it is capped at the image's own size, so that nothing is decoded larger ($2).
             f.write('set -e\nname=$(basename "$1")\n')
-            f.write(f'convert -define jpeg:size={big}x{big} "$1" -auto-orient -strip {" ".join(chain)} '
-                    f'-resize "{b}x{b}>" -quality {q} -interlace None "$OUT/${{name}}_{n}.jpg"\n')
+            f.write(f'{self.magick} -define jpeg:size="$2" "$1" -auto-orient -strip '
+                    f'{" ".join(chain)} -resize "{b}x{b}>" -quality {q} -interlace None "$OUT/${{name}}_{n}.jpg"\n')
 
     def run_ladder(self):
         folder = os.path.join(self.work, "ladder")
@@ -122,26 +243,46 @@ class Tools:
             f'"{n}": {{"maxWidth": {b}, "maxHeight": {b}, "quality": {q}'
             + (', "progressive": {"scans": 5}' if p else "") + "}" for n, b, q, p in VARIANTS)
         with open(os.path.join(folder, "pipeline.json"), "w") as f:
-            f.write(f'{{"sources": ["{self.images}"], "variants": {{{variants}}}}}')
-        return measured([self.ladder, "build", "--jobs", str(self.jobs), "--quiet"], folder, self.env)
+            f.write(f'{{"sources": ["{self.images}"], "output": "out", "variants": {{{variants}}}}}')
+        result = measured([self.ladder, "build", "--jobs", str(self.jobs), "--quiet"], folder, self.env)
+        with open(os.path.join(folder, "out", "manifest.json")) as f:
+            manifest = json.load(f)
+        outputs = {}
+        for entry in manifest["images"].values():
+            for source in entry["sources"]:
+                for name, variant in entry["variants"].items():
+                    outputs[(os.path.basename(source), name)] = os.path.join(folder, "out", variant["path"])
+        self.outputs["ladder"] = outputs
+        return result
 
     def run_script(self, name):
         out = os.path.join(self.work, name + "-out")
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
         env = dict(self.env, OUT=out)
-        command = ["sh", "-c", f'xargs -d "\\n" -P {self.jobs} -n 1 bash {self.work}/{name}.sh < {self.work}/files.txt']
+        arguments, listing = (2, "files-and-sizes.txt") if name == "convert" else (1, "files.txt")
+        command = ["sh", "-c", f'xargs -d "\\n" -P {self.jobs} -n {arguments} bash {self.work}/{name}.sh '
+                               f'< {self.work}/{listing}']
         result = measured(command, self.work, env)
-        produced = len(os.listdir(out))
-        if produced != len(self.files) * len(VARIANTS):
-            sys.exit(f"bench: {name} wrote {produced} files, expected {len(self.files) * len(VARIANTS)}")
+        self.outputs[{"vips-cli-chain": "vips CLI chain"}.get(name, name)] = {
+            (os.path.basename(f), n): os.path.join(out, f"{os.path.basename(f)}_{n}.jpg")
+                              for f in self.files for n, _, _, _ in VARIANTS}
+        return result
+
+    def run_chain(self):
+        out = os.path.join(self.work, "chain-out")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        command = [sys.executable, os.path.abspath(__file__), "--chain", out, "--jobs", str(self.jobs),
+                   os.path.join(self.work, "files.txt")]
+        result = measured(command, self.work, self.env)
+        self.outputs["libvips chain"] = {(os.path.basename(f), n): os.path.join(out, f"{os.path.basename(f)}_{n}.jpg")
+                                         for f in self.files for n, _, _, _ in VARIANTS}
         return result
 
     def run_floor(self):
-        """The floor on `jobs` cores: every image's unavoidable work, timed by ladder itself
-        (`ladder __floor`: one decode at the scale the largest variant needs, then each variant's
-        encode, with its own decoder and encoder, one thread), scheduled largest first on `jobs`
-        cores; the finishing time of the busiest core is the floor's wall time."""
+        """The floor on `jobs` cores: every image's unavoidable work, timed by ladder itself,
+        scheduled largest first on `jobs` cores; the busiest core's finishing time."""
         output = subprocess.run([self.ladder, "__floor", *self.files], capture_output=True, text=True, env=self.env)
         if output.returncode != 0:
             sys.exit(f"bench: ladder __floor failed: {output.stderr[-2000:]}")
@@ -149,8 +290,138 @@ class Tools:
         cores = [0.0] * self.jobs
         for cost in costs:
             cores[cores.index(min(cores))] += cost
-        return max(cores), 0
+        return max(cores), 0, 0
 
+
+# MARK: - The decode-once libvips chain (run as its own program by run_chain)
+
+def chain_one(job):
+    """One image: decode once to the full-size box, then both thumbnails from that picture."""
+    import pyvips
+    path, out = job
+    name = os.path.basename(path)
+    source = pyvips.Image.new_from_file(path)
+    options = {"export_profile": "srgb"} if source.get_typeof("icc-profile-data") else {}
+    full = pyvips.Image.thumbnail(path, 2560, height=2560, size="down", **options)
+    full = full.colourspace("b-w" if full.bands < 3 else "srgb").copy_memory()
+    for n, box, quality, progressive in VARIANTS:
+        width, height = fitted(full.width, full.height, box)
+        picture = full if (width, height) == (full.width, full.height) else \
+            full.resize(width / full.width, vscale=height / full.height, kernel="lanczos3")
+        picture.jpegsave(os.path.join(out, f"{name}_{n}.jpg"), Q=quality, strip=True, optimize_coding=True,
+                         interlace=progressive)
+
+
+def run_chain_program(out, jobs, listing):
+    import pyvips
+    pyvips.cache_set_max(0)
+    with open(listing) as f:
+        files = [line for line in f.read().splitlines() if line]
+    with multiprocessing.Pool(jobs) as pool:
+        for _ in pool.imap_unordered(chain_one, [(path, out) for path in files]):
+            pass
+
+
+# MARK: - Quality
+
+def upright_srgb(path):
+    """The reference's starting point: the full decode, upright, in sRGB (an embedded profile
+    converted), alpha flattened on white, 8 bits."""
+    import pyvips
+    image = pyvips.Image.new_from_file(path).autorot()
+    if image.get_typeof("icc-profile-data") and image.interpretation not in ("b-w", "grey16"):
+        image = image.icc_transform("srgb", embedded=True)
+    if image.hasalpha():
+        image = image.flatten(background=255)
+    image = image.colourspace("srgb") if image.interpretation not in ("srgb", "b-w") else image
+    return image.cast("uchar").copy_memory()
+
+
+def luma(image):
+    """The Rec. 601 luma plane of an 8-bit image, as a one-band float libvips image."""
+    if image.bands >= 3:
+        return image[0] * 0.299 + image[1] * 0.587 + image[2] * 0.114
+    return image[0].cast("float")
+
+
+def ssim(picture, reference):
+    """SSIM (Wang et al. 2004) of two luma planes: Gaussian window (sigma 1.5, truncated at 3.5
+    sigma, 11 taps), population covariance, averaged over the pixels at least 5 from the border:
+    the formula of scikit-image's structural_similarity(gaussian_weights=True, sigma=1.5,
+    use_sample_covariance=False), computed with libvips' separable convolution to be fast."""
+    import math
+    import pyvips
+    taps = [math.exp(-(i * i) / (2 * 1.5 * 1.5)) for i in range(-5, 6)]
+    mask = pyvips.Image.new_from_list([[t / sum(taps) for t in taps]])
+
+    def blur(plane):
+        return plane.convsep(mask, precision="float").copy_memory()
+
+    x, y = picture.copy_memory(), reference.copy_memory()
+    mean_x, mean_y = blur(x), blur(y)
+    variance_x = blur(x * x) - mean_x * mean_x
+    variance_y = blur(y * y) - mean_y * mean_y
+    covariance = blur(x * y) - mean_x * mean_y
+    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
+    index = ((mean_x * mean_y * 2 + c1) * (covariance * 2 + c2)) / \
+        ((mean_x * mean_x + mean_y * mean_y + c1) * (variance_x + variance_y + c2))
+    return index.crop(5, 5, index.width - 10, index.height - 10).avg()
+
+
+def score_source(job):
+    """(source, variant, tool) -> (PSNR, SSIM, bytes) for every output of one source, or a failure."""
+    import math
+    import pyvips
+    path, planned, outputs = job
+    full = upright_srgb(path)
+    references = {}
+    scores, failures = {}, []
+    for (tool, variant), output in outputs.items():
+        if not output or not os.path.isfile(output):
+            failures.append(f"{tool} wrote no {variant} for {os.path.basename(path)}")
+            continue
+        try:
+            made = pyvips.Image.new_from_file(output)
+            made = made.colourspace("srgb") if made.bands >= 3 or made.interpretation != "b-w" else made
+            made = made.cast("uchar").copy_memory()
+        except pyvips.Error as error:
+            failures.append(f"{tool}'s {variant} of {os.path.basename(path)} does not decode: {error}")
+            continue
+        size = (made.width, made.height)
+        expected = planned[variant]
+        if abs(size[0] - expected[0]) > 1 or abs(size[1] - expected[1]) > 1:
+            failures.append(f"{tool}'s {variant} of {os.path.basename(path)} is {size}, not {expected}")
+            continue
+        if size not in references:
+            reference = full if size == (full.width, full.height) else \
+                full.reduce(full.width / size[0], full.height / size[1], kernel="lanczos3")
+            references[size] = luma(reference.cast("uchar")).copy_memory()
+        reference, picture = references[size], luma(made).copy_memory()
+        mean_square = ((reference - picture) ** 2).avg()
+        psnr = 99.0 if mean_square == 0 else 10 * math.log10(255 * 255 / mean_square)
+        scores[(tool, variant)] = (psnr, ssim(picture, reference), os.path.getsize(output))
+    return os.path.basename(path), scores, failures
+
+
+def quality(tools, names, jobs):
+    """Scores the last round's outputs of every tool; exits when an output is missing or wrong."""
+    import pyvips
+    work = []
+    for path in tools.files:
+        header = pyvips.Image.new_from_file(path).autorot()
+        planned = {n: fitted(header.width, header.height, b) for n, b, _, _ in VARIANTS}
+        outputs = {(tool, n): tools.outputs[tool].get((os.path.basename(path), n))
+                   for tool in names for n, _, _, _ in VARIANTS}
+        work.append((path, planned, outputs))
+    with multiprocessing.Pool(jobs) as pool:
+        results = pool.map(score_source, work)
+    failures = [failure for _, _, found in results for failure in found]
+    if failures:
+        sys.exit("bench: outputs failed their check:\n  " + "\n  ".join(failures[:20]))
+    return {source: scores for source, scores, _ in results}
+
+
+# MARK: - No-op rebuilds and memory bounds
 
 def noop_rebuild(ladder, count, work, jobs):
     """Builds `count` tiny sources, then times rebuilds with nothing changed."""
@@ -175,7 +446,7 @@ def noop_rebuild(ladder, count, work, jobs):
 
     with open(os.path.join(folder, "pipeline.json"), "w") as f:
         f.write('{"sources": ["sources"]}')
-    first, _ = measured([ladder, "build", "--jobs", str(jobs), "--quiet"], folder)
+    first = measured([ladder, "build", "--jobs", str(jobs), "--quiet"], folder)[0]
     # Let the files age past the stat cache's two-second window, as they would between commits.
     time.sleep(2.5)
     measured([ladder, "build", "--jobs", str(jobs), "--quiet"], folder)  # records the aged identities
@@ -184,7 +455,7 @@ def noop_rebuild(ladder, count, work, jobs):
 
 
 def synthetic_jpegs(folder, count, width, height):
-    """Writes `count` distinct smooth photos-sized JPEGs (gradients whose slope and offset
+    """Writes `count` distinct smooth photo-sized JPEGs (gradients whose slope and offset
     depend on the index) and returns the folder."""
     import pyvips
     os.makedirs(folder, exist_ok=True)
@@ -200,7 +471,7 @@ def synthetic_jpegs(folder, count, width, height):
 
 
 def peak_of_build(ladder, sources, work, jobs):
-    """Peak resident memory (KiB) of a fresh `ladder build` of `sources`."""
+    """Peak PSS (KiB) of a fresh `ladder build` of `sources`."""
     folder = os.path.join(work, "memory-project")
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -224,72 +495,141 @@ def memory_bound(ladder, work, jobs, small, large):
     return rows
 
 
+# MARK: - One image set
+
+PEERS = ["vipsthumbnail", "libvips chain", "vips CLI chain", "convert"]
+SLOW_PEERS = ["vips CLI chain", "convert"]
+TARGETS = {"vipsthumbnail": 2.0, "libvips chain": 1.5, "vips CLI chain": 1.5, "convert": 4.0}
+
+
+def bench_set(label, folder, arguments, work):
+    """Times every tool on `folder`, scores their outputs, and returns the Markdown lines."""
+    tools = Tools(arguments.ladder, folder, arguments.jobs, work)
+    count = len(tools.files)
+    runners = {"ladder": tools.run_ladder, "vipsthumbnail": lambda: tools.run_script("vipsthumbnail"),
+               "libvips chain": tools.run_chain, "vips CLI chain": lambda: tools.run_script("vips-cli-chain"),
+               "convert": lambda: tools.run_script("convert"),
+               "floor": tools.run_floor}
+    names = list(runners)
+    results = {name: [] for name in names}
+    print(f"bench: {label}: {count} images, {arguments.jobs} jobs, {arguments.rounds} rounds", file=sys.stderr)
+    for round_index in range(arguments.rounds):
+        order = names[round_index % len(names):] + names[:round_index % len(names)]
+        for name in order:
+            if name in SLOW_PEERS and round_index >= arguments.slow_rounds:
+                continue
+            results[name].append(runners[name]())
+            print(f"  round {round_index + 1} {name}: {results[name][-1][0]:.2f} s", file=sys.stderr)
+    seconds = {n: statistics.median(r[0] for r in runs) for n, runs in results.items()}
+    # The slow peers may run in the first rounds only: they pair with ladder's runs of those rounds.
+    paired = {n: statistics.median(run[0] / ladder[0] for run, ladder in zip(runs, results["ladder"]))
+              for n, runs in results.items() if n != "ladder"}
+    pss = {n: statistics.median(r[1] for r in runs) for n, runs in results.items()}
+    rss = {n: statistics.median(r[2] for r in runs) for n, runs in results.items()}
+
+    print(f"bench: {label}: scoring the outputs", file=sys.stderr)
+    tools_scored = ["ladder"] + PEERS
+    scores = quality(tools, tools_scored, arguments.jobs)
+
+    slow_rounds = min(arguments.rounds, arguments.slow_rounds)
+    lines = [f"### {label}: {count} images, {arguments.jobs} jobs, {arguments.rounds} rounds"
+             + (f" ({slow_rounds} for {' and '.join(SLOW_PEERS)})" if slow_rounds < arguments.rounds else ""), "",
+             "| tool | seconds (median) | images/s | ladder is faster by (median of paired rounds) | target "
+             "| peak PSS | peak RSS |", "|---|---|---|---|---|---|---|"]
+    for name in ["ladder"] + PEERS:
+        ratio = "—" if name == "ladder" else f"{paired[name]:.2f}x"
+        target = "—" if name == "ladder" else f"≥ {TARGETS[name]:.1f}x"
+        lines.append(f"| {name} | {seconds[name]:.2f} | {count / seconds[name]:.1f} | {ratio} | {target} "
+                     f"| {pss[name] / 1024:.0f} MiB | {rss[name] / 1024:.0f} MiB |")
+    lines.append(f"| floor (decode at scale + encodes) | {seconds['floor']:.2f} | {count / seconds['floor']:.1f} | "
+                 f"ladder takes {1 / paired['floor']:.2f}x the floor | ≤ 1.15x | — | — |")
+    lines += ["", f"Peak PSS of ladder's process tree: {pss['ladder'] / pss['vipsthumbnail']:.2f}x that of "
+                  f"{arguments.jobs} concurrent vipsthumbnail processes (target ≤ 1.3x).", ""]
+
+    lines += ["| tool | variant | SSIM (median) | PSNR dB (median) | worst image vs vipsthumbnail | bytes (median) "
+              "| tool's seconds |", "|---|---|---|---|---|---|---|"]
+    for name in tools_scored:
+        for variant, _, _, _ in VARIANTS:
+            per_image = {source: found[(name, variant)] for source, found in scores.items()}
+            worst_source = min(per_image, key=lambda s: per_image[s][0] - scores[s][("vipsthumbnail", variant)][0])
+            worst = per_image[worst_source][0] - scores[worst_source][("vipsthumbnail", variant)][0]
+            lines.append(
+                f"| {name} | {variant} | {statistics.median(s[1] for s in per_image.values()):.4f} "
+                f"| {statistics.median(s[0] for s in per_image.values()):.2f} "
+                f"| {'—' if name == 'vipsthumbnail' else f'{worst:+.2f} dB ({worst_source})'} "
+                f"| {statistics.median(s[2] for s in per_image.values()) / 1000:.1f} kB | {seconds[name]:.2f} |")
+    print("\n".join(lines), flush=True)
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", nargs="?")
-    parser.add_argument("--ladder", required=True)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("folders", nargs="*",
+                        help="image folders; default: ../shared/corpus/photos (else examples/photos) and the mixed set")
+    parser.add_argument("--ladder")
+    parser.add_argument("--rounds", type=int, default=3, help="0 for only the no-op rebuild and the memory check")
+    parser.add_argument("--slow-rounds", type=int, default=1000,
+                        help="run the slow peers (ImageMagick, the vips CLI chain) in the first N rounds only")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--noop-files", type=int, default=10000, help="0 to skip the no-op rebuild")
     parser.add_argument("--memory-batch", type=int, default=40,
                         help="the smaller batch of the memory check (the larger is ten times it); 0 to skip it")
+    parser.add_argument("--mixed-photos", type=int, default=len(MIXED_CAMERA_PHOTOS),
+                        help="how many of the corpus' camera photos go into the mixed set")
     parser.add_argument("--markdown", help="also write the results as Markdown to this file")
+    parser.add_argument("--chain", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.chain:
+        run_chain_program(arguments.chain, arguments.jobs, arguments.folders[0])
+        return
+    if not arguments.ladder:
+        parser.error("--ladder is required")
 
-    folder = arguments.folder
-    if folder is None:
-        folder = "../shared/corpus/photos" if os.path.isdir("../shared/corpus/photos") else "examples/photos"
-    images = os.path.abspath(folder)
+    corpus = "../shared/corpus"
     work = tempfile.mkdtemp(prefix="ladder-bench-")
     try:
-        tools = Tools(arguments.ladder, images, arguments.jobs, work)
-        count = len(tools.files)
-        runners = {"ladder": tools.run_ladder, "vipsthumbnail": lambda: tools.run_script("vipsthumbnail"),
-                   "convert": lambda: tools.run_script("convert"), "floor": tools.run_floor}
-        names = list(runners)
-        results = {name: [] for name in names}
-        print(f"bench: {count} images from {folder}, {arguments.jobs} jobs, {arguments.rounds} rounds", file=sys.stderr)
-        for round_index in range(arguments.rounds):
-            order = names[round_index % len(names):] + names[:round_index % len(names)]
-            for name in order:
-                results[name].append(runners[name]())
-                print(f"  round {round_index + 1} {name}: {results[name][-1][0]:.2f} s", file=sys.stderr)
-        medians = {n: (statistics.median(s for s, _ in r), statistics.median(m for _, m in r)) for n, r in results.items()}
-        lines = [
-            f"{count} images ({folder}), {arguments.jobs} jobs, median of {arguments.rounds} rounds",
-            "",
-            "| tool | seconds | images/s | ladder is faster by | peak memory |",
-            "|---|---|---|---|---|",
-        ]
-        ladder_seconds = medians["ladder"][0]
-        for name in ["ladder", "vipsthumbnail", "convert"]:
-            seconds, peak = medians[name]
-            ratio = "—" if name == "ladder" else f"{seconds / ladder_seconds:.2f}x"
-            lines.append(f"| {name} | {seconds:.2f} | {count / seconds:.1f} | {ratio} | {peak / 1024:.0f} MiB |")
-        floor_seconds = medians["floor"][0]
-        lines.append(f"| floor (decode at scale + encodes) | {floor_seconds:.2f} | {count / floor_seconds:.1f} | "
-                     f"ladder takes {ladder_seconds / floor_seconds:.2f}x the floor | — |")
+        sets = [(folder, os.path.abspath(folder)) for folder in arguments.folders]
+        if arguments.rounds == 0:
+            sets = []  # only the no-op rebuild and the memory check
+        elif not sets:
+            photos = os.path.join(corpus, "photos") if os.path.isdir(os.path.join(corpus, "photos")) \
+                else "examples/photos"
+            sets = [(photos, os.path.abspath(photos))]
+            print("bench: generating the renders of the mixed set", file=sys.stderr)
+            sets.append(("mixed set (camera photos from ../shared/corpus and renders made by the bench)",
+                         mixed_set(work, corpus, arguments.mixed_photos)))
+        shown, skip = [], False
+        for argument in sys.argv[1:]:
+            if skip or argument == "--ladder":
+                skip = not skip
+                continue
+            shown.append(argument)
+        lines = [f"`{' '.join(['scripts/bench'] + shown)}`", ""]
+        for index, (label, folder) in enumerate(sets):
+            lines += bench_set(label, folder, arguments, os.path.join(work, f"set{index}")) + [""]
         if arguments.noop_files > 0:
             first, median, fastest, slowest = noop_rebuild(arguments.ladder, arguments.noop_files, work, arguments.jobs)
-            lines += ["", f"No-op rebuild of {arguments.noop_files} unchanged sources: median {median:.3f} s "
-                          f"(min {fastest:.3f}, max {slowest:.3f}, 5 runs); the first build took {first:.1f} s."]
+            lines += [f"No-op rebuild of {arguments.noop_files} unchanged sources: median {median:.3f} s "
+                      f"(min {fastest:.3f}, max {slowest:.3f}, 5 runs); the first build took {first:.1f} s.", ""]
         if arguments.memory_batch > 0:
             print("bench: memory check", file=sys.stderr)
             rows = memory_bound(arguments.ladder, work, arguments.jobs, arguments.memory_batch,
                                 arguments.memory_batch * 10)
-            lines += ["", f"Peak memory of ladder build (whole process tree, {arguments.jobs} jobs):", "",
-                      "| sources | peak memory |", "|---|---|"]
-            lines += [f"| {label} | {peak / 1024:.0f} MiB |" for label, peak in rows]
+            lines += [f"Peak PSS of ladder build (whole process tree, {arguments.jobs} jobs):", "",
+                      "| sources | peak PSS |", "|---|---|"]
+            lines += [f"| {label} | {peak / 1024:.0f} MiB |" for label, peak in rows] + [""]
         cpu = "unknown CPU"
-
         try:
             with open("/proc/cpuinfo") as f:
                 cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
         except (OSError, StopIteration):
             pass
+        with open("/proc/loadavg") as f:
+            load = f.read().split()[:3]
         versions = subprocess.run([arguments.ladder, "--version"], capture_output=True, text=True).stdout.split("\n")
-        lines += ["", f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
-                      + ", ".join(v for v in versions if v) + "."]
+        lines += [f"Taken {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu}, {os.cpu_count()} cores, "
+                  f"{platform.system()} {platform.release()}, load average at the end {' '.join(load)}; "
+                  + ", ".join(v for v in versions if v) + "."]
         text = "\n".join(lines)
         print(text)
         if arguments.markdown:

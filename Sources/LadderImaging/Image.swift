@@ -43,38 +43,58 @@ public final class Image {
         return Image(consuming: output)
     }
 
-    /// How a downscale is filtered.
-    public enum ResizeQuality: Sendable {
-        /// libvips' default: a box shrink down to the last factor of two, Lanczos3 over the rest.
-        case best
-        /// One triangle (bilinear) filter as wide as the reduction, with no box shrink: about
-        /// 40 % faster than `best` in libvips 8.14 (its reduce is vectorized, its shrink is not),
-        /// and within 41 dB PSNR of it for thumbnails, where the difference does not show.
-        case fast
+    /// How a downscale is filtered: libvips' vips_resize(), a box shrink by an integer factor
+    /// followed by a convolution `kernel` over what is left of the reduction.
+    public struct Resampling: Sendable, Hashable, CustomStringConvertible {
+        /// The interpolation kernel (libvips' VipsKernel).
+        public enum Kernel: String, Sendable, Hashable, CaseIterable {
+            case nearest, linear, cubic, mitchell, lanczos2, lanczos3
 
-        var kernel: VipsKernel {
-            switch self {
-            case .best: VIPS_KERNEL_LANCZOS3
-            case .fast: VIPS_KERNEL_LINEAR
+            var vipsKernel: VipsKernel {
+                switch self {
+                case .nearest: VIPS_KERNEL_NEAREST
+                case .linear: VIPS_KERNEL_LINEAR
+                case .cubic: VIPS_KERNEL_CUBIC
+                case .mitchell: VIPS_KERNEL_MITCHELL
+                case .lanczos2: VIPS_KERNEL_LANCZOS2
+                case .lanczos3: VIPS_KERNEL_LANCZOS3
+                }
             }
         }
 
-        var gap: Double {
-            switch self {
-            case .best: 2
-            case .fast: 0
-            }
+        public var kernel: Kernel
+        /// libvips' reducing gap: the box shrink stops while at least this factor is left to the
+        /// kernel; 0 means no box shrink at all, the kernel alone spans the whole reduction.
+        public var gap: Double
+
+        public init(kernel: Kernel, gap: Double) {
+            self.kernel = kernel
+            self.gap = gap
         }
+
+        /// libvips' default for vips_resize() in 8.14: a box shrink down to the last factor of
+        /// two, Lanczos3 over the rest. The box shrink is faster and adds a little aliasing.
+        public static let libvipsDefault = Resampling(kernel: .lanczos3, gap: 2)
+
+        /// Lanczos3 over the whole reduction, with no box shrink: what a reference resampler
+        /// does.
+        public static let lanczos3 = Resampling(kernel: .lanczos3, gap: 0)
+
+        /// One triangle (bilinear) filter as wide as the reduction, no box shrink: the cheapest
+        /// smooth downscale, for pictures nobody looks at closely (a placeholder's few pixels).
+        public static let triangle = Resampling(kernel: .linear, gap: 0)
+
+        public var description: String { "\(kernel.rawValue) gap \(gap)" }
     }
 
-    /// Resizes to exactly `target` with libvips' Lanczos3 reduction (Wraps vips_resize()).
-    public func resized(to target: PixelSize, quality: ResizeQuality = .best) throws(ImagingError) -> Image {
+    /// Resizes to exactly `target` (Wraps vips_resize()).
+    public func resized(to target: PixelSize, with resampling: Resampling = .libvipsDefault) throws(ImagingError) -> Image {
         if target == size { return self }
         let hscale = Double(target.width) / Double(width)
         let vscale = Double(target.height) / Double(height)
-        let gap = quality.gap
-        let kernel = quality.kernel
-        let result = try apply("resize") { ladder_vips_resize(pointer, $0, hscale, vscale, kernel, gap) }
+        let result = try apply("resize") {
+            ladder_vips_resize(pointer, $0, hscale, vscale, resampling.kernel.vipsKernel, resampling.gap)
+        }
 
         guard result.size == target else {
             throw ImagingError(

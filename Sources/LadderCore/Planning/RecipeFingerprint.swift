@@ -5,14 +5,18 @@ public import LadderImaging
 /// differs from the current one is made again; one that matches is kept.
 public enum RecipeFingerprint {
     /// Bumped whenever ladder changes how it renders, so that old variants are made again.
-    public static let rendererRevision = 1
+    public static let rendererRevision = 2
 
     /// A SHA1 over a canonical description of the recipe.
+    ///
+    /// `resampling` is the renderer's (`VariantRenderer.resampling`) unless a test asks otherwise.
     public static func compute(
-        _ recipe: VariantRecipe, background: RGBColor, keep: Set<ExifField>, versions: Imaging.Versions
+        _ recipe: VariantRecipe, background: RGBColor, keep: Set<ExifField>, versions: Imaging.Versions,
+        resampling: Image.Resampling = VariantRenderer.resampling
     ) -> String {
         var lines = [
             "ladder-variant \(rendererRevision)",
+            "resampling \(resampling)",
             "box \(recipe.maxWidth)x\(recipe.maxHeight)",
             "quality \(recipe.quality)",
             "chroma \(recipe.chroma.rawValue)",

@@ -24,7 +24,7 @@ public struct Placeholder: Sendable, Equatable, Codable {
         let size = PixelSize(
             width: min(side, max(1, Int((Double(picture.width) * scale).rounded()))),
             height: min(side, max(1, Int((Double(picture.height) * scale).rounded()))))
-        let small = try picture.resized(to: size, quality: .fast).inMemory()
+        let small = try picture.resized(to: size, with: .triangle).inMemory()
         let rgba = try small.withPixels { raw in Self.rgba(raw, bands: small.bands, hasAlpha: small.hasAlpha) }
         let pixels = ThumbHash.Picture(width: size.width, height: size.height, rgba: rgba)
         guard let hash = ThumbHash(encoding: pixels) else {
