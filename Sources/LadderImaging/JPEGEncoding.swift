@@ -25,6 +25,21 @@ public struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
+extension JPEGScan {
+    /// The scan as the C shim passes it to libjpeg.
+    var libjpegScan: ladder_jpeg_scan {
+        var indices: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &indices) { raw in
+            for (index, component) in components.prefix(4).enumerated() {
+                raw.storeBytes(of: Int32(component), toByteOffset: index * 4, as: Int32.self)
+            }
+        }
+        return ladder_jpeg_scan(
+            component_count: Int32(components.count), components: indices,
+            ss: Int32(ss), se: Int32(se), ah: Int32(ah), al: Int32(al))
+    }
+}
+
 /// How to encode a JPEG.
 public struct JPEGEncoding: Sendable, Hashable {
     /// libjpeg quality, 1...100.
@@ -59,17 +74,7 @@ extension Image {
                 operation: "encode JPEG", path: nil,
                 reason: "expected 8-bit grayscale or RGB pixels, got \(bands) bands")
         }
-        let scans = encoding.scans.map { scan in
-            var components: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &components) { raw in
-                for (index, component) in scan.components.prefix(4).enumerated() {
-                    raw.storeBytes(of: Int32(component), toByteOffset: index * 4, as: Int32.self)
-                }
-            }
-            return ladder_jpeg_scan(
-                component_count: Int32(scan.components.count), components: components,
-                ss: Int32(scan.ss), se: Int32(scan.se), ah: Int32(scan.ah), al: Int32(scan.al))
-        }
+        let scans = encoding.scans.map(\.libjpegScan)
         var message = [CChar](repeating: 0, count: 256)
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0

@@ -316,7 +316,9 @@ public final class Builder: Sendable {
                 path: prefix.isEmpty ? relative : prefix + "/" + relative, width: variant.size.width,
                 height: variant.size.height, bytes: variant.bytes.count,
                 sha256: Checksum.hex(.sha256, of: variant.bytes),
-                progressive: variant.progressive, scans: variant.scans, recipe: fingerprint)
+                progressive: variant.progressive, scans: variant.scans, recipe: fingerprint,
+                script: variant.script?.description)
+            if let advice = variant.budgetAdvice { observer?.warning("\(file.path): \(variant.name): \(advice)") }
             state.withLock {
                 $0.touchedFolders.insert(folderName)
                 $0.filesWritten += 1

@@ -17,7 +17,7 @@ import LadderManifest
 ///     generator <ladder> <libvips> <libjpeg> <libexif>
 ///     image <sha1> <width> <height> <format> <bytes> <orientation> <captured> <gpsRemoved>
 ///     source <path>                    (belongs to the image above)
-///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe>
+///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <script>
 ///     failure <source path> <reason>
 ///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
 ///     recipe <variant> <fingerprint>                  (belongs to the shard above)
@@ -27,7 +27,7 @@ struct ManifestSnapshot: Equatable {
     var manifest: Manifest
 
     static let fileName = "manifest-snapshot"
-    static let header = "ladder-manifest-snapshot 1"
+    static let header = "ladder-manifest-snapshot 2"
 
     // MARK: - Writing
 
@@ -49,11 +49,12 @@ struct ManifestSnapshot: Equatable {
             for source in entry.sources { out.record(["source", source]) }
             for name in entry.variants.keys.sorted() {
                 let variant = entry.variants[name]!
-                out.record([
-                    "variant", name, variant.path, String(variant.width), String(variant.height),
-                    String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
-                    variant.recipe,
-                ])
+                out.record(
+                    [
+                        "variant", name, variant.path, String(variant.width), String(variant.height),
+                        String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
+                        variant.recipe,
+                    ], optionals: [variant.script])
             }
         }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
@@ -117,14 +118,15 @@ struct ManifestSnapshot: Equatable {
             case ("source", 1):
                 guard current != nil, let path = values[0].text else { return nil }
                 current!.entry.sources.append(path)
-            case ("variant", 9):
+            case ("variant", 10):
                 guard current != nil, let name = values[0].text, let path = values[1].text,
                     let width = values[2].integer, let height = values[3].integer, let size = values[4].integer,
-                    let sha256 = values[5].text, let scans = values[7].integer, let recipe = values[8].text
+                    let sha256 = values[5].text, let scans = values[7].integer, let recipe = values[8].text,
+                    let script = values[9].optionalText
                 else { return nil }
                 current!.entry.variants[name] = Manifest.VariantEntry(
                     path: path, width: width, height: height, bytes: size, sha256: sha256,
-                    progressive: values[6].text == "1", scans: scans, recipe: recipe)
+                    progressive: values[6].text == "1", scans: scans, recipe: recipe, script: script)
             case ("failure", 2):
                 guard let path = values[0].text, let reason = values[1].text else { return nil }
                 failures[path] = reason
