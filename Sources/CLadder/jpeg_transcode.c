@@ -13,10 +13,31 @@ struct ladder_coefficients {
     jvirt_barray_ptr *arrays;
     unsigned char *data;
     size_t length;
+    /* A sample of the image: every `sample_every`-th row of iMCUs (NULL when not asked for). */
+    jvirt_barray_ptr sample[MAX_COMPONENTS];
+    int sample_every;
+    JDIMENSION sample_rows;
 };
 
-ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t length, char *message,
-                                              size_t message_capacity) {
+/* Copies every `sample_every`-th iMCU row of the coefficients into the sample arrays. */
+static void take_sample(ladder_coefficients *coefficients) {
+    struct jpeg_decompress_struct *cinfo = &coefficients->cinfo;
+    for (int c = 0; c < cinfo->num_components; c++) {
+        jpeg_component_info *component = &cinfo->comp_info[c];
+        JDIMENSION rows = (JDIMENSION)component->v_samp_factor;
+        for (JDIMENSION row = 0; row < coefficients->sample_rows; row++) {
+            JBLOCKARRAY from = (*cinfo->mem->access_virt_barray)(
+                (j_common_ptr)cinfo, coefficients->arrays[c], row * coefficients->sample_every * rows, rows, FALSE);
+            JBLOCKARRAY to = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, coefficients->sample[c],
+                                                               row * rows, rows, TRUE);
+            for (JDIMENSION r = 0; r < rows; r++)
+                memcpy(to[r], from[r], component->width_in_blocks * sizeof(JBLOCK));
+        }
+    }
+}
+
+ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t length, int sample_every,
+                                              char *message, size_t message_capacity) {
     ladder_coefficients *volatile coefficients = calloc(1, sizeof(ladder_coefficients));
     if (coefficients) coefficients->data = malloc(length ? length : 1);
     if (!coefficients || !coefficients->data) {
@@ -42,7 +63,26 @@ ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t 
     jpeg_save_markers(&coefficients->cinfo, JPEG_COM, 0xFFFF);
     for (int m = 0; m < 16; m++) jpeg_save_markers(&coefficients->cinfo, JPEG_APP0 + m, 0xFFFF);
     jpeg_read_header(&coefficients->cinfo, TRUE);
-    coefficients->arrays = jpeg_read_coefficients(&coefficients->cinfo);
+    struct jpeg_decompress_struct *cinfo = &coefficients->cinfo;
+    if (sample_every > 1) {
+        /* Arrays requested before jpeg_read_coefficients() are allocated along with its own. */
+        JDIMENSION imcu_rows = (cinfo->image_height + 8 * cinfo->max_v_samp_factor - 1) /
+                               (8 * (JDIMENSION)cinfo->max_v_samp_factor);
+        coefficients->sample_every = sample_every;
+        coefficients->sample_rows = (imcu_rows + (JDIMENSION)sample_every - 1) / (JDIMENSION)sample_every;
+        for (int c = 0; c < cinfo->num_components; c++) {
+            jpeg_component_info *component = &cinfo->comp_info[c];
+            /* Whole iMCUs wide, as libjpeg's own arrays are. */
+            JDIMENSION width = (component->width_in_blocks + (JDIMENSION)component->h_samp_factor - 1) /
+                               (JDIMENSION)component->h_samp_factor * (JDIMENSION)component->h_samp_factor;
+            coefficients->sample[c] = (*cinfo->mem->request_virt_barray)(
+                (j_common_ptr)cinfo, JPOOL_IMAGE, TRUE, width,
+                coefficients->sample_rows * (JDIMENSION)component->v_samp_factor,
+                (JDIMENSION)component->v_samp_factor);
+        }
+    }
+    coefficients->arrays = jpeg_read_coefficients(cinfo);
+    if (sample_every > 1) take_sample(coefficients);
     return coefficients;
 }
 
@@ -81,8 +121,8 @@ static void transcode_term(j_compress_ptr cinfo) {
     dest->length = dest->capacity - dest->manager.free_in_buffer;
 }
 
-int ladder_coefficients_write(ladder_coefficients *coefficients, const ladder_jpeg_scan *scans, int scan_count,
-                              unsigned char **out, unsigned long *out_length, char *message,
+int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, const ladder_jpeg_scan *scans,
+                              int scan_count, unsigned char **out, unsigned long *out_length, char *message,
                               size_t message_capacity) {
     struct jpeg_compress_struct cinfo;
     ladder_jpeg_error error;
@@ -118,6 +158,12 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, const ladder_jp
 
     /* Resets scan_info and friends (it calls jpeg_set_defaults), so the script comes after. */
     jpeg_copy_critical_parameters(&coefficients->cinfo, &cinfo);
+    sample = sample && coefficients->sample_every > 1;
+    if (sample) {
+        JDIMENSION imcu = 8 * (JDIMENSION)coefficients->cinfo.max_v_samp_factor;
+        JDIMENSION height = coefficients->sample_rows * imcu;
+        cinfo.image_height = height < coefficients->cinfo.image_height ? height : coefficients->cinfo.image_height;
+    }
     cinfo.optimize_coding = TRUE;
     if (scan_count < 0) {
         jpeg_simple_progression(&cinfo);
@@ -139,8 +185,9 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, const ladder_jp
     /* The source's own JFIF/Adobe markers are among the saved ones; do not write a second. */
     cinfo.write_JFIF_header = FALSE;
     cinfo.write_Adobe_marker = FALSE;
-    jpeg_write_coefficients(&cinfo, coefficients->arrays);
-    for (jpeg_saved_marker_ptr marker = coefficients->cinfo.marker_list; marker; marker = marker->next)
+    jpeg_write_coefficients(&cinfo, sample ? coefficients->sample : coefficients->arrays);
+    /* A sample is for measuring scans: it carries no markers. */
+    for (jpeg_saved_marker_ptr marker = coefficients->cinfo.marker_list; marker && !sample; marker = marker->next)
         jpeg_write_marker(&cinfo, marker->marker, marker->data, marker->data_length);
     jpeg_finish_compress(&cinfo);
     jpeg_destroy_compress(&cinfo);

@@ -52,6 +52,9 @@ public struct JPEGEncoding: Sendable, Hashable {
     public var exif: [UInt8]?
     /// An ICC profile to embed.
     public var iccProfile: [UInt8]?
+    /// For a baseline file: libjpeg's standard Huffman tables instead of optimal ones (faster,
+    /// larger; for files that only carry coefficients to be re-scanned).
+    public var standardTables = false
 
     public init(
         quality: Int, fullChroma: Bool, scans: [JPEGScan] = [], exif: [UInt8]? = nil,
@@ -86,7 +89,8 @@ extension Image {
                             quality: Int32(encoding.quality), full_chroma: encoding.fullChroma ? 1 : 0,
                             scans: scanBuffer.baseAddress, scan_count: Int32(scanBuffer.count),
                             exif: exif.baseAddress, exif_length: exif.count,
-                            icc: icc.baseAddress, icc_length: icc.count)
+                            icc: icc.baseAddress, icc_length: icc.count,
+                            standard_tables: encoding.standardTables ? 1 : 0)
                         return ladder_jpeg_encode(
                             pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
                             Int32(width), Int32(height), Int32(bands), width * bands,

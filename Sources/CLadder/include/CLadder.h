@@ -100,6 +100,9 @@ typedef struct ladder_jpeg_encode_options {
     /// An ICC profile to embed as APP2 chunks, or NULL.
     const unsigned char *_Nullable icc;
     size_t icc_length;
+    /// Non-zero: libjpeg's standard Huffman tables instead of optimal ones (a baseline file
+    /// that only carries coefficients to be re-scanned needs no second pass).
+    int standard_tables;
 } ladder_jpeg_encode_options;
 
 /// Encodes 8-bit grayscale (1 band) or RGB (3 bands) pixels with libjpeg-turbo, honouring an
@@ -116,19 +119,24 @@ int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int b
 /// same image can be written with several scan scripts without any loss.
 typedef struct ladder_coefficients ladder_coefficients;
 
-/// Reads the coefficients and markers of the JPEG in `data` (copied). Returns NULL with libjpeg's
-/// message when the file cannot be read.
+/// Reads the coefficients and markers of the JPEG in `data` (copied). With `sample_every` > 1,
+/// also keeps a sample of the image: every `sample_every`-th row of iMCUs (16 or 8 pixel rows),
+/// a smaller image with the same detail, for measuring scans cheaply. Returns NULL with
+/// libjpeg's message when the file cannot be read.
 ladder_coefficients *_Nullable ladder_coefficients_read(const unsigned char *data, size_t length,
-                                                        char *message, size_t message_capacity);
+                                                        int sample_every, char *message,
+                                                        size_t message_capacity);
 
 /// The number of color components of the image.
 int ladder_coefficients_components(const ladder_coefficients *coefficients);
 
 /// Writes the coefficients with every marker of the source and the scan script `scans`
 /// (`scan_count` scans); a `scan_count` of -1 writes libjpeg's default progression
-/// (jpeg_simple_progression), 0 a baseline file. Returns 0 and a malloc'ed buffer in `out`
-/// (release with free), or -1 with libjpeg's message (an illegal script, for one).
-int ladder_coefficients_write(ladder_coefficients *coefficients, const ladder_jpeg_scan *_Nullable scans,
+/// (jpeg_simple_progression), 0 a baseline file. With `sample` non-zero, writes the sample
+/// instead, without markers. Returns 0 and a malloc'ed buffer in `out` (release with free), or
+/// -1 with libjpeg's message (an illegal script, for one).
+int ladder_coefficients_write(ladder_coefficients *coefficients, int sample,
+                              const ladder_jpeg_scan *_Nullable scans,
                               int scan_count, unsigned char *_Nullable *_Nonnull out,
                               unsigned long *out_length, char *message, size_t message_capacity);
 

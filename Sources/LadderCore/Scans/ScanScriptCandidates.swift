@@ -15,9 +15,10 @@ public enum ScanScriptCandidates {
     /// script was chosen the old way are made again.
     public static let revision = 1
 
-    /// The places where spectral splits of luma cut the zigzag order: the first 2, 5, 9, 14, 20
-    /// or 27 AC coefficients go first (the low-frequency 2x2 to 7x7 corners of each block).
-    static let spectralCuts = [2, 5, 9, 14, 20, 27]
+    /// The places where spectral splits of luma cut the zigzag order: the first 2, 5 or 9 AC
+    /// coefficients go first (the low-frequency 2x2 to 4x4 corners of each block; later cuts
+    /// never won on photos or renders).
+    static let spectralCuts = [2, 5, 9]
 
     /// Every candidate for an image with `components` components (1 or 3) and exactly `scans`
     /// scans, without repeats. Empty when no script of that length can hold the image.

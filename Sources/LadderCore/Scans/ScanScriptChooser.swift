@@ -23,21 +23,24 @@ public struct ScanScriptChoice: Sendable {
 ///   takes to see every distinct scan once, and every candidate's scan offsets are added up
 ///   from those lengths.
 /// - The luma picture after a scan depends only on which luma scans have arrived (chroma scans
-///   leave luma alone), so each distinct luma state is decoded once, luma only, at a reduced
-///   DCT scale (libjpeg's scale_denom) with block smoothing as browsers decode.
+///   leave luma alone), so each distinct luma state is decoded once, luma only, with block
+///   smoothing as browsers decode.
+/// - Scan lengths and pictures are measured on a sample of the image: evenly spaced bands of
+///   whole iMCU rows at full resolution (a reduced DCT scale would drop exactly the detail that
+///   tells the scripts apart), and the lengths scaled up to the whole image.
 /// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
 public struct ScanScriptChooser: Sendable {
     /// The number of scans every candidate has.
     public var scans: Int
     /// The largest share of the file after which the first picture may show.
     public var firstPictureBudget: Double
-    /// The decoded pictures are scored with about this many pixels (the DCT scale is the
-    /// smallest of 1, 1/2, 1/4, 1/8 that brings the image under it).
+    /// Candidates are measured on a sample of about this many pixels: evenly spaced rows of
+    /// whole iMCUs (at least 8 of them), at full resolution.
     public var scoringPixels: Int
     /// The measure of one picture against the final one, on luma planes.
     public var pictureQuality: @Sendable ([UInt8], [UInt8], Int, Int) -> Double
 
-    public static let defaultScoringPixels = 400_000
+    public static let defaultScoringPixels = 250_000
 
     public init(
         scans: Int, firstPictureBudget: Double, scoringPixels: Int = Self.defaultScoringPixels,
@@ -63,7 +66,16 @@ public struct ScanScriptChooser: Sendable {
 
     /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or progressive).
     public func estimates(for jpeg: [UInt8]) throws(ImagingError) -> (JPEGCoefficients, [Estimate]) {
-        let coefficients = try JPEGCoefficients(reading: jpeg)
+        guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
+            throw ImagingError(operation: "choose a scan script", path: nil, reason: "not a well-formed JPEG")
+        }
+        // Rows of iMCUs (16 pixel rows for 4:2:0, else 8); the sample keeps every n-th one,
+        // and at least 8 of them.
+        let rowHeight = 8 * (structure.components.map(\.verticalSampling).max() ?? 1)
+        let rows = (structure.height + rowHeight - 1) / rowHeight
+        let wanted = (structure.width * structure.height + scoringPixels - 1) / max(1, scoringPixels)
+        let every = max(1, min(wanted, rows / 8))
+        let coefficients = try JPEGCoefficients(reading: jpeg, sampleEvery: every)
         let candidates = ScanScriptCandidates.all(scans: scans, components: coefficients.components)
         guard !candidates.isEmpty else {
             throw ImagingError(
@@ -72,40 +84,40 @@ public struct ScanScriptChooser: Sendable {
                     "no \(scans)-scan script can carry a \(coefficients.components)-component image (color needs at least 4 scans)"
             )
         }
-        // Scan key -> (bytes before its data: tables and SOS header, or the whole head of the
+        // From the sample to the whole image: entropy-coded data grows with the rows kept, and
+        // the whole file has the source's metadata segments in its head.
+        let sampledRows = (rows + every - 1) / every
+        let dataScale = Double(rows) / Double(sampledRows)
+        let metadataBytes = structure.applicationSegments.reduce(0) { $0 + $1.length }
+
+        // Scan -> (bytes before its data: tables and SOS header, or the whole head of the
         // file for the first scan; bytes of entropy-coded data).
         var lengths: [JPEGScan: (head: Int, data: Int)] = [:]
         var lumaQuality: [[JPEGScan]: Double] = [:]
         var reference: [UInt8]?
-        var scale = 0
-
         for candidate in candidates {
             let lumaStates = Self.lumaStates(candidate)
             let unmeasured = (0..<(scans - 1)).filter { lumaQuality[lumaStates[$0]] == nil }
             let unsized = candidate.scans.contains { lengths[$0] == nil }
             guard unsized || !unmeasured.isEmpty else { continue }
-            let bytes = try coefficients.written(scans: candidate.scans)
-            guard let structure = try? JPEGStructure(parsing: bytes), structure.scans.count == scans else {
+            let sample = try coefficients.sampleWritten(scans: candidate.scans)
+            guard let written = try? JPEGStructure(parsing: sample), written.scans.count == scans else {
                 throw ImagingError(
                     operation: "choose a scan script", path: nil,
                     reason: "libjpeg wrote a file without the \(scans) scans of \(candidate)")
             }
             var previousEnd = 0
-            for (index, scan) in structure.scans.enumerated() {
-                let key = candidate.scans[index]
-                let head = index == 0 ? scan.dataOffset : scan.dataOffset - previousEnd
-                lengths[key] = (head, scan.endOffset - scan.dataOffset)
+            for (index, scan) in written.scans.enumerated() {
+                let head = index == 0 ? scan.dataOffset + metadataBytes : scan.dataOffset - previousEnd
+                let data = Int((Double(scan.endOffset - scan.dataOffset) * dataScale).rounded())
+                lengths[candidate.scans[index]] = (head, data)
                 previousEnd = scan.endOffset
-            }
-            if scale == 0 {
-                scale = 1
-                while scale < 8 && (structure.width / scale) * (structure.height / scale) > scoringPixels { scale *= 2 }
             }
             // Decode the new luma states, and the final picture once.
             var wanted = unmeasured.map { $0 + 1 }
             if reference == nil { wanted.append(scans) }
             guard !wanted.isEmpty else { continue }
-            let decoded = try JPEGScanLumas(decoding: bytes, scaleDenominator: scale, scans: wanted)
+            let decoded = try JPEGScanLumas(decoding: sample, scaleDenominator: 1, scans: wanted)
             if reference == nil { reference = decoded.planes.last }
             for (position, scan) in unmeasured.map({ $0 + 1 }).enumerated() {
                 lumaQuality[lumaStates[scan - 1]] = pictureQuality(

@@ -22,6 +22,7 @@ extension VariantRecipe {
         // One baseline encode fixes the quantized coefficients; every candidate is made from them.
         var baseline = encoding(components: image.bands, exif: exif)
         baseline.scans = []
+        baseline.standardTables = true
         let jpeg = try image.jpegEncoded(baseline)
         let chooser = ScanScriptChooser(
             scans: progressive.scanCount, firstPictureBudget: automatic.firstPictureBudget)
