@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "ladder", targets: ["ladder"]),
         // What client apps link to resolve a source's SHA1 into variant paths; no libvips needed.
         .library(name: "LadderManifest", targets: ["LadderManifest"]),
+        // The pipeline itself, for the fuzz targets in Fuzz/ (a package of their own).
+        .library(name: "LadderCore", targets: ["LadderCore"]),
     ],
     targets: [
         // MARK: - C libraries, found through pkg-config

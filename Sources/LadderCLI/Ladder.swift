@@ -50,13 +50,25 @@ public enum Ladder {
     ]
 
     /// Commands for ladder's own scripts, left out of --help.
-    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self]
+    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self, ReplayTimingCommand.self]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)
-    /// and `environment` (nil for this process's).
+    /// and `environment` (nil for this process's). A result that could not be written to
+    /// standard output makes it exit 74, whatever the command found.
     public static func run(
         arguments: [String], console: Console = .standard(), rendering: Rendering = .inProcess,
         environment: [String: String]? = nil
+    ) -> ExitCode {
+        let code = dispatch(arguments: arguments, console: console, rendering: rendering, environment: environment)
+        if let failure = console.outputFailure {
+            console.error("cannot write the results to standard output: \(failure)")
+            return .ioError
+        }
+        return code
+    }
+
+    private static func dispatch(
+        arguments: [String], console: Console, rendering: Rendering, environment: [String: String]?
     ) -> ExitCode {
         let rest = Array(arguments.dropFirst())
         if rest == [RenderWorker.subcommand] {
@@ -94,7 +106,7 @@ public enum Ladder {
         }
         do {
             let parsed = try ParsedOptions(
-                commandArguments, specs: command.options + command.commonOptions, command: command.name)
+                commandArguments, specs: command.acceptedOptions, command: command.name)
             let context = CommandContext(
                 console: console, rendering: rendering,
                 environment: environment ?? ProcessInfo.processInfo.environment)

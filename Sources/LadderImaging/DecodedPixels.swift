@@ -38,8 +38,9 @@ public struct DecodedPixels: Sendable, Equatable {
     }
 
     /// Decodes a whole JPEG in one pass with libjpeg-turbo: what a viewer given the complete
-    /// file shows (Wraps jpeg_read_scanlines() over the whole image).
-    public init(decodingJPEG bytes: [UInt8]) throws(ImagingError) {
+    /// file shows (Wraps jpeg_read_scanlines() over the whole image). With `lumaOnly`, a YCbCr
+    /// file decodes to its Y plane alone (grayscale pixels), at about half the cost.
+    public init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false) throws(ImagingError) {
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0
         var height: Int32 = 0
@@ -47,9 +48,9 @@ public struct DecodedPixels: Sendable, Equatable {
         var colorSpace: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { buffer in
-            ladder_jpeg_decode(
-                buffer.baseAddress!, buffer.count, &pixels, &width, &height, &components, &colorSpace, &message,
-                message.count)
+            ladder_jpeg_decode_as(
+                buffer.baseAddress!, buffer.count, lumaOnly ? 1 : 0, &pixels, &width, &height, &components,
+                &colorSpace, &message, message.count)
         }
         guard status == 0, let pixels else {
             throw ImagingError(operation: "decode JPEG", path: nil, reason: cString(message))

@@ -2,19 +2,19 @@ internal import CLadder
 import Foundation
 
 extension Imaging {
-    /// libexif has no version call, so its version is read from the pkg-config file installed
-    /// beside the shared library that is actually loaded; the library's own file name is the
-    /// fallback (it carries the ABI version, for example "libexif.so.12.3.4").
-    static let libexifVersion: String = {
-        guard let fileName = ladder_libexif_path() else { return "unknown" }
-        let libraryPath = URL(fileURLWithPath: String(cString: fileName)).resolvingSymlinksInPath()
-        let pkgConfig = libraryPath.deletingLastPathComponent()
-            .appendingPathComponent("pkgconfig/libexif.pc")
-        if let text = try? String(contentsOf: pkgConfig, encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Version:") })
-        {
-            return line.dropFirst("Version:".count).trimmingCharacters(in: .whitespaces)
-        }
-        return libraryPath.lastPathComponent
+    /// The libexif shared library loaded in this process, with every link resolved.
+    public static let libexifLibraryPath: String? = {
+        guard let fileName = ladder_libexif_path() else { return nil }
+        return URL(fileURLWithPath: String(cString: fileName)).resolvingSymlinksInPath().path
     }()
+
+    static let libexifVersion: String = libexifLibraryPath.map { libexifVersion(libraryAt: $0) } ?? "unknown"
+
+    /// libexif has no version call, so its version is the file name of the shared library at
+    /// `path`, which carries its full ABI version ("libexif.so.12.3.4"). Nothing beside the
+    /// library is read: a pkg-config file exists only where the development package is installed,
+    /// and a runtime-only install must give the same recipe fingerprints as a development one.
+    public static func libexifVersion(libraryAt path: String) -> String {
+        URL(fileURLWithPath: path).lastPathComponent
+    }
 }

@@ -33,11 +33,14 @@ public final class JPEGReplayDecoder {
         allDCReceived: false, inputComplete: false, warnings: 0)
 
     /// Prepares to replay `bytes`; a file that starts more than `maximumScans` scans is refused
-    /// when it does, before those scans are decoded.
-    public init(_ bytes: [UInt8], maximumScans: Int) throws(ImagingError) {
+    /// when it does, before those scans are decoded. With `lumaOnly`, a YCbCr file renders as
+    /// its Y plane alone (grayscale pixels), which costs libjpeg about half as much; other color
+    /// spaces render whole.
+    public init(_ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false) throws(ImagingError) {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
         _ = copy.initialize(from: bytes)
-        guard let handle = ladder_replay_new(copy.baseAddress!, bytes.count, Int32(maximumScans)) else {
+        guard let handle = ladder_replay_new(copy.baseAddress!, bytes.count, Int32(maximumScans), lumaOnly ? 1 : 0)
+        else {
             copy.deallocate()
             throw ImagingError(operation: "start a replay", path: nil, reason: "out of memory")
         }

@@ -12,6 +12,10 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var images: [String: ImageEntry]
     /// Sources that could not be built, by source path, with a one-line reason.
     public var failures: [String: String]
+    /// The SHA1 of each failed source's bytes, by source path (absent when no source failed,
+    /// and for a source that could not be read), so that `verify` sees a failed file that was
+    /// replaced since.
+    public var failureSHA1: [String: String]?
     /// Set only in a partial manifest, written by one shard of a sharded build: which share of
     /// the sources it holds. `ladder merge` joins the shards' partial manifests into one
     /// manifest, which has no `shard`.
@@ -19,12 +23,13 @@ public struct Manifest: Sendable, Equatable, Codable {
 
     public init(
         version: Int = Manifest.currentVersion, generator: Generator, images: [String: ImageEntry] = [:],
-        failures: [String: String] = [:], shard: Shard? = nil
+        failures: [String: String] = [:], failureSHA1: [String: String]? = nil, shard: Shard? = nil
     ) {
         self.version = version
         self.generator = generator
         self.images = images
         self.failures = failures
+        self.failureSHA1 = failureSHA1
         self.shard = shard
     }
 
@@ -119,10 +124,15 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// 0: 1-63, 0, 1; ..."): the one chosen for this image, or the fixed one. Absent for
         /// baseline files and in manifests written before ladder recorded it.
         public var script: String?
+        /// Progressive files only: for each scan in order, the byte offset just past its
+        /// entropy-coded data, so that the first `scanEnds[k]` bytes are enough to show scan
+        /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
+        /// length: the end-of-image marker included.
+        public var scanEnds: [Int]?
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String, script: String? = nil
+            recipe: String, scanEnds: [Int]? = nil, script: String? = nil
         ) {
             self.script = script
             self.path = path
@@ -133,6 +143,7 @@ public struct Manifest: Sendable, Equatable, Codable {
             self.progressive = progressive
             self.scans = scans
             self.recipe = recipe
+            self.scanEnds = scanEnds
         }
     }
 }

@@ -4,9 +4,24 @@ import LadderCore
 import LadderTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `Ladder.run(arguments:)` in this process: what a user types and what they get back.
 @Suite("Command line")
 struct CommandLineTests {
+    @Test("a result that cannot be written to standard output exits 74 and says why")
+    func lostOutput() {
+        let errors = RecordingConsole()
+        let console = Console(
+            errorIsTerminal: false, usesColor: false, writingOutput: { _ in ENOSPC },
+            error: { errors.console.writeDiagnostic($0) })
+        let code = Ladder.run(arguments: ["ladder", "--version"], console: console)
+        #expect(code == .ioError)
+        #expect(errors.error.contains("cannot write the results to standard output: No space left on device"))
+    }
+
     @Test("--help lists the commands and exits 0")
     func help() {
         let result = runLadder(["--help"])
@@ -64,7 +79,7 @@ struct CommandLineTests {
     func version() {
         let result = runLadder(["--version"])
         #expect(result.code == .success)
-        for name in ["ladder 0.1.0", "libvips 8.", "libjpeg-turbo 2.", "libexif 0."] {
+        for name in ["ladder 0.1.0", "libvips 8.", "libjpeg-turbo 2.", "libexif libexif."] {
             #expect(result.output.contains(name), "\(name)")
         }
     }

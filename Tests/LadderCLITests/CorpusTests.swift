@@ -41,6 +41,9 @@ struct CorpusTests {
             let bytes = try folder.read("build/variants/" + full.path)
             let structure = try JPEGStructure(parsing: bytes)
             #expect(structure.scans.count == 5, "\(entry.sources[0])")
+            #expect(
+                try JPEGEntropyRead(reading: bytes, memoryLimit: 256 << 20).scans == 5,
+                "\(entry.sources[0]): libjpeg's own count")
             #expect(structure.components.count == 3 || structure.components.count == 1, "sRGB or grayscale")
             #expect(
                 structure.applicationSegments.allSatisfy { $0.signature == "JFIF" },

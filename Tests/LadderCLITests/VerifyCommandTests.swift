@@ -54,6 +54,23 @@ struct VerifyCommandTests {
         _ = try XMLDocument(data: Data(xml.utf8))
     }
 
+    @Test("verify --json --replay always has the replay key, an empty list when nothing is replayed")
+    func emptyReplayKey() throws {
+        let folder = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path("photos"), withIntermediateDirectories: true)
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        #expect(runLadder(["build", "--config", folder.path("pipeline.json"), "--quiet"]).code == .success)
+        let config = folder.path("pipeline.json")
+        let replayed = runLadder(["verify", "--config", config, "--json", "--replay"])
+        #expect(replayed.code == .success, "\(replayed.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(replayed.output.utf8)) as? [String: Any])
+        #expect((object["replay"] as? [Any])?.isEmpty == true, "\(replayed.output)")
+        let plain = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(runLadder(["verify", "--config", config, "--json"]).output.utf8)) as? [String: Any])
+        #expect(plain["replay"] == nil, "without --replay there is no replay key")
+    }
+
     @Test("verify --replay --json holds a replay object per image in the contract's shape")
     func replayJSON() throws {
         let folder = try Self.builtProject()

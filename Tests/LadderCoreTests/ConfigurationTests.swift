@@ -23,6 +23,20 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("null is refused at its JSON path, never taken for the default")
+    func nullValues() {
+        Self.expectRefused(#"{"sources": ["photos"], "output": null}"#, at: "$.output", saying: "null is not a value")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "replay": {"profiles": {"office": null}}}"#, at: "$.replay.profiles.office",
+            saying: "null is not a value")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "replay": {"budgets": {"3g": null}}}"#, at: "$.replay.budgets[\"3g\"]",
+            saying: "null is not a value")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "replay": {"budgets": {"4g": {"completeSeconds": null}}}}"#,
+            at: "$.replay.budgets[\"4g\"].completeSeconds", saying: "null is not a value")
+    }
+
     @Test("only sources is required; everything else has the documented default")
     func defaults() throws {
         let configuration = try Self.parse(#"{"sources": ["photos"]}"#)

@@ -168,9 +168,21 @@ struct RenderingTests {
         #expect { try Self.render(TestImages.halfTransparentPNG(), settings: settings) } throws: { error in
             "\(error)".contains("PNG files are not enabled")
         }
-        // And libvips itself refuses it: the loader is blocked, whatever asks for it.
-        #expect(throws: ImagingError.self) { try ImageHeader(reading: TestImages.halfTransparentPNG()) }
-        Imaging.allowLoaders(Set(ImageFormat.allCases))
+    }
+
+    @Test("a render worker's loaders are fixed when it starts: a format left out stays blocked in libvips itself")
+    func workerLoaders() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        var limits = DecodeLimits()
+        limits.formats = [.jpeg]
+        let pool = WorkerPool(settings: WorkerPool.Settings(for: limits, executable: executable, workers: 1))
+        defer { pool.shutdown() }
+        // Asked with every format allowed, so that only the worker's loaders can refuse it.
+        #expect { try pool.render(TestImages.halfTransparentPNG(), variants: Self.variants, settings: Self.settings) }
+            throws: { error in !"\(error)".contains("not enabled") }
+        let rendered = try pool.render(
+            TestImages.gradientJPEG(width: 300, height: 200), variants: Self.variants, settings: Self.settings)
+        #expect(rendered.facts.size == PixelSize(width: 300, height: 200))
     }
 
     @Test("images declared over the pixel or side limits are refused before decoding")

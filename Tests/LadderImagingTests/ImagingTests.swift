@@ -1,3 +1,4 @@
+import Foundation
 import LadderImaging
 import LadderTestSupport
 import Testing
@@ -21,6 +22,21 @@ struct ImagingTests {
         #expect(versions.libvips.hasPrefix("8."))
         #expect(versions.libjpeg.split(separator: ".").count == 3)
         #expect(versions.libexif != "unknown")
+    }
+
+    @Test("libexif's version comes from the library alone: a runtime-only install gives the same fingerprints")
+    func libexifVersionWithoutDevelopmentFiles() throws {
+        let library = try #require(Imaging.libexifLibraryPath)
+        // A runtime-only install: the same shared library, with no pkg-config file beside it.
+        let folder = TemporaryDirectory()
+        let copy = folder.path(URL(fileURLWithPath: library).lastPathComponent)
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: library, toPath: copy)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("pkgconfig/libexif.pc")))
+        #expect(Imaging.libexifVersion(libraryAt: copy) == Imaging.versions.libexif)
+        var runtimeOnly = Imaging.versions
+        runtimeOnly.libexif = Imaging.libexifVersion(libraryAt: copy)
+        #expect(runtimeOnly == Imaging.versions, "so every recipe fingerprint is the same")
     }
 
     @Test("colors parse from #rrggbb and print back")

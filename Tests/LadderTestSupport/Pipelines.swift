@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import LadderCore
 
 /// Writing pipelines and running builds in temporary folders.
@@ -60,23 +60,64 @@ public enum LadderExecutable {
         process.executableURL = URL(fileURLWithPath: path!)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let result = try ChildProcess.run(process)
+        return (result.status, String(decoding: result.output, as: UTF8.self), result.error)
+    }
+}
+
+/// Running a child process with its output captured.
+public enum ChildProcess {
+    /// Runs `process` to its end, feeding it `input` on standard input, and returns its exit
+    /// status and what it wrote to each stream. Both streams are drained at once (standard error
+    /// on a thread of its own, standard input written on another), so a child that fills one
+    /// pipe's buffer while the other is being read never deadlocks with its parent.
+    public static func run(
+        _ process: Process, input: [UInt8] = []
+    ) throws -> (status: Int32, output: [UInt8], error: String) {
         let output = Pipe()
         let error = Pipe()
+        let feed = Pipe()
         process.standardOutput = output
         process.standardError = error
+        process.standardInput = input.isEmpty ? FileHandle.nullDevice : feed
         try process.run()
+        let errorText = Drained()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            errorText.data = error.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
+        if !input.isEmpty {
+            let writer = feed.fileHandleForWriting
+            let bytes = Data(input)
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: bytes)  // a child that stops reading early closes it
+                try? writer.close()
+            }
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
         process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
-        )
+        return (process.terminationStatus, [UInt8](outputData), String(decoding: errorText.data, as: UTF8.self))
+    }
+
+    /// What the reading thread collected; read only after it signalled.
+    private final class Drained: @unchecked Sendable {
+        var data = Data()
     }
 }
 
 /// Small file systems for disk-full tests.
 public enum DiskImage {
+    /// True when this machine lets the tests mount a tmpfs (root, or a user namespace that
+    /// allows it): tried once on a scratch folder.
+    public static let canMountTmpfs: Bool = {
+        let folder = TemporaryDirectory("ladder-mount-probe")
+        guard mountTmpfs(at: folder.path, megabytes: 1) else { return false }
+        unmount(folder.path)
+        return true
+    }()
+
     /// Mounts a tmpfs of `megabytes` at `path`; false when this machine does not allow it.
     public static func mountTmpfs(at path: String, megabytes: Int) -> Bool {
         run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])

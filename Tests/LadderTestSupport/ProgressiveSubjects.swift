@@ -1,4 +1,4 @@
-import LadderImaging
+public import LadderImaging
 
 /// Pictures with the traits that decide which scan script shows an image best, generated in
 /// code: camera noise, smooth gradients, flat artwork, text on a colored ground.

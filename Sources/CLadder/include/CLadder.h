@@ -184,7 +184,10 @@ typedef struct ladder_replay_state {
 
 /// Starts a replay of `length` bytes at `data`, which the caller keeps until the replay is freed.
 /// A file that announces more than `max_scans` scans fails when it does, before decoding them.
-ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans);
+/// With `luma_only`, YCbCr files are rendered as their Y plane alone (1 component), which spares
+/// libjpeg the chroma components' IDCT and upsampling.
+ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans,
+                                           int luma_only);
 
 /// Makes the first `available` bytes visible and lets libjpeg absorb what it can. Returns 0, or
 /// -1 with libjpeg's message (the replay is then finished).
@@ -210,6 +213,34 @@ void ladder_replay_free(ladder_replay *_Nullable replay);
 int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char *_Nullable *_Nonnull pixels,
                        int *width, int *height, int *components, int *color_space, char *message,
                        size_t message_capacity);
+
+/// What reading a JPEG's entropy-coded data to its end of image found.
+typedef struct ladder_jpeg_coefficients_result {
+    int width;
+    int height;
+    int components;
+    /// Non-zero for a progressive (multi-scan) frame, and for arithmetic coding.
+    int progressive;
+    int arithmetic;
+    /// The scans libjpeg read (its input_scan_number at the end).
+    int scans;
+    /// libjpeg's warnings: damaged entropy data, extraneous bytes, a premature end.
+    int warnings;
+    /// The last warning's text, or on failure the error's.
+    char message[200];
+} ladder_jpeg_coefficients_result;
+
+/// Entropy-decodes every scan of a JPEG held in memory to its end of image without producing
+/// pixels (jpeg_read_coefficients, then jpeg_finish_decompress), counting libjpeg's warnings;
+/// `max_memory` bounds libjpeg's coefficient buffers (0: libjpeg's default). Returns 0, or -1
+/// when libjpeg stops with an error (its text in `result->message`).
+int ladder_jpeg_read_coefficients(const unsigned char *data, size_t length, long max_memory,
+                                  ladder_jpeg_coefficients_result *result);
+
+/// `ladder_jpeg_decode`, with `luma_only` as in `ladder_replay_new`.
+int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only,
+                          unsigned char *_Nullable *_Nonnull pixels, int *width, int *height, int *components,
+                          int *color_space, char *message, size_t message_capacity);
 
 // MARK: - Color profiles (Little CMS)
 

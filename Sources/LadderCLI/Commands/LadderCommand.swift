@@ -40,7 +40,7 @@ extension LadderCommand {
     /// The text of `ladder NAME --help`.
     static var help: String {
         var text = "USAGE: ladder \(name) \(synopsis)\n\n\(discussion)\n\nOPTIONS:\n"
-        let all = options + commonOptions
+        let all = acceptedOptions
         let labels = all.map { spec in
             spec.names.joined(separator: ", ") + (spec.value.map { " \($0)" } ?? "")
         }

@@ -6,7 +6,8 @@ import LadderImaging
 struct ReplayCommand: LadderCommand {
     static let name = "replay"
     static let summary = "Replay how JPEG files load progressively, scan by scan."
-    static let synopsis = "FILE.jpg... [--json] [--chunk BYTES] [--profile NAME] [--frames DIR] [--compare [--candidates]]"
+    static let synopsis =
+        "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE] [--compare [--candidates]]"
     static let discussion = """
         Feeds each file to libjpeg-turbo chunk by chunk, as a browser or an app's incremental
         image source receives it, and renders what can be shown after each scan. For every scan
@@ -75,13 +76,18 @@ struct ReplayCommand: LadderCommand {
         let replay = ProgressiveReplay(options: replayOptions)
         var reports: [ReplayReport] = []
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                console.error(
-                    "cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")"
-                )
+            // The build's limits: a file over limits.maxFileBytes is refused by its size before
+            // it is read; the replay refuses too many scans or pixels before decoding.
+            let bytes: [UInt8]
+            do {
+                let absolute = FilePath.join(FileManager.default.currentDirectoryPath, file)
+                bytes = try Directory.open(FilePath.parent(absolute))
+                    .readFile(FilePath.name(absolute), limit: DecodeLimits().maxFileBytes)
+            } catch {
+                console.error("cannot read '\(file)': \(error.reason)")
                 return .ioError
             }
-            reports.append(replay.replay([UInt8](data), path: file))
+            reports.append(replay.replay(bytes, path: file))
         }
         if json {
             console.write(encodeJSONLine(ReplayOutput(files: reports.map(ReplayJSON.init))))

@@ -6,7 +6,7 @@ import LadderImaging
 struct VerifyCommand: LadderCommand {
     static let name = "verify"
     static let summary = "Check that every variant is intact and loads progressively as configured."
-    static let synopsis = "[--config PATH] [--replay] [--profile NAME] [--json] [--junit FILE] [--frames DIR]"
+    static let synopsis = "[--config PATH] [--deep] [--replay] [--profile NAME] [--json] [--junit FILE] [--frames DIR]"
     static let discussion = """
         Reads pipeline.json and the manifest, trusting neither the build nor its caches, and
         reports every problem: manifest paths that are not safe, variant files missing, resized
@@ -14,13 +14,19 @@ struct VerifyCommand: LadderCommand {
         progressive variants without exactly the configured scans and script; metadata the
         policy removes (GPS, orientation other than 1, tags not kept); sources that changed,
         appeared or disappeared since the build, or failed to build; files in the output folder
-        the manifest does not know. With --replay it also replays how every progressive variant
+        the manifest does not know. Structure is judged from each file's headers and segments
+        and its bytes by their SHA-256; a file is decoded only when those cannot vouch for it
+        (or always, with --deep), and never when its header is over its box or the limits.
+        With --replay it also replays how every progressive variant
         loads (see 'ladder replay --help') and simulates each image's ladder on the network
         profiles of --profile and of the budgets in pipeline.json.
         """
     static let options = [
         .config,
+        OptionSpec(names: ["--deep"], help: "Decode every variant, even those whose SHA-256 matches the manifest."),
         OptionSpec(names: ["--replay"], help: "Replay the progressive loading of every full-size variant."),
+        OptionSpec(
+            names: ["--no-cache"], help: "Replay every image again instead of reusing the results of unchanged files."),
         OptionSpec(
             names: ["--profile"], value: "NAME",
             help:
@@ -41,11 +47,13 @@ struct VerifyCommand: LadderCommand {
         (.failure, "a problem was found"),
         (.usage, "unknown option or bad option value"),
         (.invalidConfiguration, "pipeline.json is invalid"),
-        (.ioError, "a report file cannot be written"),
+        (.ioError, "a file cannot be read, or a report or the result cannot be written"),
     ]
 
     var configPath = "pipeline.json"
     var replay = false
+    var deep = false
+    var cachesReplays = true
     var profiles: [String] = []
     var chunkBytes: Int?
     var json = false
@@ -60,6 +68,8 @@ struct VerifyCommand: LadderCommand {
         }
         configPath = options.value("--config") ?? configPath
         replay = options.has("--replay")
+        deep = options.has("--deep")
+        cachesReplays = !options.has("--no-cache")
         profiles = options.values("--profile")
         chunkBytes = try options.integer("--chunk", in: 1...(1 << 30), command: Self.name)
         json = options.has("--json")
@@ -97,7 +107,8 @@ struct VerifyCommand: LadderCommand {
         let verifier = Verifier(
             configuration: configuration,
             options: Verifier.Options(
-                replay: replay, profiles: profiles, chunkBytes: chunkBytes, jobs: jobs, frames: gallery))
+                replay: replay, profiles: profiles, chunkBytes: chunkBytes, jobs: jobs, frames: gallery, deep: deep,
+                cachesReplays: cachesReplays))
         let report = verifier.run()
 
         if let junitPath {
@@ -120,10 +131,11 @@ struct VerifyCommand: LadderCommand {
             }
         }
         if json {
-            console.write(encodeJSONLine(VerifyJSON(report)))
+            console.write(encodeJSONLine(VerifyJSON(report, replayed: verifier.options.replays(configuration))))
         } else {
             VerifyText.print(report, console: console, verbose: verbosity == .verbose)
         }
+        if report.hasReadFailures { return .ioError }
         return report.isOK ? .success : .failure
     }
 }

@@ -24,14 +24,16 @@ struct VerifyJSON: Encodable {
     var replay: [ImageReplayJSON]?
     var summary: Summary
 
-    init(_ report: VerificationReport) {
+    /// `replayed`: whether replays were asked for; the `replay` key is then always present,
+    /// an empty array when there was nothing to replay.
+    init(_ report: VerificationReport, replayed: Bool) {
         ok = report.isOK
         images = report.images
         variants = report.variants
         failures = report.failures
 
         problems = report.problems.map { Problem(path: $0.path, kind: $0.kind, message: $0.message, image: $0.image) }
-        replay = report.replays.isEmpty ? nil : report.replays.map(ImageReplayJSON.init)
+        replay = replayed || !report.replays.isEmpty ? report.replays.map(ImageReplayJSON.init) : nil
         summary = Summary(
             medianFirstPaintShare: report.medianFirstPaintShare.map { ($0 * 10_000).rounded() / 10_000 },
             medianFirstScanPSNR: report.medianFirstScanPSNR, medianFirstScanSSIM: report.medianFirstScanSSIM)

@@ -66,10 +66,10 @@ public final class Builder: Sendable {
         let output = try Directory.create(configuration.outputDirectory)
         // Shards of one build may share an output folder: each holds the folder's lock shared
         // and its own shard's lock exclusively. A whole build holds the folder's lock exclusively.
-        try Self.acquire(
+        let outputLock = try Self.acquire(
             waitAllowed: options.waitForLock, folder: configuration.outputDirectory,
             announce: { observer?.warning("waiting for another ladder build to finish with '\($0)'") }
-        ) { wait in try output.lock(wait: wait, shared: shard != nil) ? () : nil }
+        ) { wait in try output.lockFile(OutputOwnership.lockFileName, wait: wait, shared: shard != nil) }
         let stateDirectory: Directory?
         var shardLock: FileLock?
         if let shard {
@@ -82,13 +82,13 @@ public final class Builder: Sendable {
         } else {
             stateDirectory = try? Directory.create(configuration.resolve(Self.stateFolder))
         }
-        defer { withExtendedLifetime(shardLock) {} }
+        defer { withExtendedLifetime((outputLock, shardLock)) {} }
+        if let stateDirectory { try removeTemporaryStateFiles(stateDirectory) }
 
         let manifestPath = shard?.partialManifestPath(for: configuration.manifestPath) ?? configuration.manifestPath
         let manifestFolder = try Directory.create(FilePath.parent(manifestPath))
         let folders = OutputFolders(output)
-        let variantFiles = try removeTemporaryFiles(
-            folders: folders, manifestFolder: manifestFolder, manifestName: FilePath.name(manifestPath))
+        try removeTemporaryFiles(folders: folders, manifestFolder: manifestFolder, manifestName: FilePath.name(manifestPath))
 
         let snapshotName = ManifestSnapshot.fileName + (shard.map { "." + $0.tag } ?? "")
         var loaded = loadPreviousManifest(
@@ -120,10 +120,15 @@ public final class Builder: Sendable {
         let recipes = Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0) })
         let settings = RenderSettings(
             background: configuration.background, keep: configuration.metadata.keep, limits: configuration.limits)
+        let failureFile = FailureMemory.fileName(shard: shard)
+        let oldFailures =
+            (try? stateDirectory?.readFile(failureFile)).map { FailureMemory(serialized: $0) } ?? FailureMemory()
+        let attempt = FailureMemory.attempt(
+            fingerprints: fingerprints, limits: configuration.limits, ladderVersion: ladderVersion)
 
         let prefix = configuration.outputPrefixInManifest
 
-        let state = Mutex(BuildState())
+        let state = Mutex(BuildState(sources: walk.files.count))
         let files = walk.files
         observer?.buildStarted(total: files.count)
         // Largest first, so that the last sources to finish are small ones and no core idles
@@ -132,12 +137,14 @@ public final class Builder: Sendable {
         let order = Self.largestFirst(files, cache: oldCache)
 
         ParallelRunner.run(count: files.count, width: options.jobs * 2) { position in
-            let file = files[order[position]]
+            let index = order[position]
+            let file = files[index]
 
             let outcome: SourceOutcome
             do {
                 outcome = try self.process(
-                    file, previous: previous, cache: oldCache, fingerprints: fingerprints, recipes: recipes,
+                    file, at: index, previous: previous, cache: oldCache,
+                    failures: (oldFailures, attempt), fingerprints: fingerprints, recipes: recipes,
                     settings: settings, prefix: prefix, folders: folders, state: state)
             } catch let error as FileSystemError {
                 state.withLock { $0.fatal = $0.fatal ?? error }
@@ -184,13 +191,15 @@ public final class Builder: Sendable {
             let snapshot = ManifestSnapshot(manifestSHA1: Checksum.hex(.sha1, of: manifestData), manifest: manifest)
             try? stateDirectory?.writeAtomically(snapshot.serialized(), to: snapshotName)
         }
-        let removed = try removeStaleFiles(
-            variantFiles, folders: folders, manifest: manifest, prefix: prefix)
+        let removed = try removeStaleFiles(previous: previous, folders: folders, manifest: manifest, prefix: prefix)
 
         var cache = StatCache(scannedAt: scanStarted)
-        for file in files { if let sha1 = result.sha1ByPath[file.path] { cache.record(file, sha1: sha1) } }
+        for (index, file) in files.enumerated() { if let sha1 = result.sha1s[index] { cache.record(file, sha1: sha1) } }
         if let stateDirectory, cache.entries != oldCache.entries || result.distrustedCacheEntries {
             try? stateDirectory.writeAtomically(cache.serialized(), to: "stat-cache")
+        }
+        if let stateDirectory, result.failureMemory != oldFailures {
+            try? stateDirectory.writeAtomically(result.failureMemory.serialized(), to: failureFile)
         }
 
         return BuildReport(
@@ -210,12 +219,17 @@ public final class Builder: Sendable {
 
     /// What the workers share, behind a mutex.
     struct BuildState: Sendable {
-        var sha1ByPath: [String: String] = [:]
-        var failureByPath: [String: String] = [:]
+        /// By position in the walk, never by path: Swift's strings compare names that differ
+        /// only by Unicode normalization equal, and those are two files.
+        var sha1s: [String?]
+        /// Sources that could not be read (so have no SHA1), by position in the walk.
+        var unreadable: [Int: String] = [:]
         /// SHA1s that a worker has taken on; later sources with the same bytes only add their path.
         var claimed: Set<String> = []
         var entries: [String: Manifest.ImageEntry] = [:]
         var failureBySHA1: [String: String] = [:]
+        /// Render failures, to skip them while nothing they depended on changes.
+        var failureMemory = FailureMemory()
         var built: Set<String> = []
         var upToDate: Set<String> = []
         var touchedFolders: Set<String> = []
@@ -225,10 +239,13 @@ public final class Builder: Sendable {
         /// Sources left to other shards.
         var inOtherShards = 0
         var fatal: FileSystemError?
+
+        init(sources: Int) { sha1s = Array(repeating: nil, count: sources) }
     }
 
     private func process(
-        _ file: SourceFile, previous: Manifest?, cache: StatCache, fingerprints: [String: String],
+        _ file: SourceFile, at index: Int, previous: Manifest?, cache: StatCache,
+        failures: (memory: FailureMemory, attempt: String), fingerprints: [String: String],
         recipes: [String: VariantRecipe], settings: RenderSettings, prefix: String, folders: OutputFolders,
         state: borrowing Mutex<BuildState>
     ) throws -> SourceOutcome {
@@ -247,10 +264,10 @@ public final class Builder: Sendable {
                     state.withLock { $0.inOtherShards += 1 }
                     return .inOtherShard
                 }
-                state.withLock { $0.failureByPath[file.path] = error.reason }
+                state.withLock { $0.unreadable[index] = error.reason }
                 return .failed(error.reason)
             }
-            let distrusted = cache.entries[file.path]?.status == file.status
+            let distrusted = cache.entry(for: file)?.status == file.status
             state.withLock {
                 $0.hashed += 1
                 if distrusted { $0.distrustedCacheEntries = true }
@@ -258,16 +275,24 @@ public final class Builder: Sendable {
         }
         if let shard, !shard.owns(sha1: sha1) {
             state.withLock {
-                $0.sha1ByPath[file.path] = sha1  // for the stat cache
+                $0.sha1s[index] = sha1  // for the stat cache
                 $0.inOtherShards += 1
             }
             return .inOtherShard
         }
         let isClaimant = state.withLock { state in
-            state.sha1ByPath[file.path] = sha1
+            state.sha1s[index] = sha1
             return state.claimed.insert(sha1).inserted
         }
         guard isClaimant else { return .upToDate }  // another path with the same bytes does the work
+
+        if let reason = failures.memory.reason(for: sha1, attempt: failures.attempt) {
+            // Failed before with these bytes, recipes and limits: it would fail again.
+            state.withLock {
+                $0.failureMemory.bySHA1[sha1] = FailureMemory.Failure(attempt: failures.attempt, reason: reason)
+            }
+            return fail(file, sha1: sha1, reason, state: state)
+        }
 
         let previousEntry = previous?.images[sha1]
         let plan = Planner.plan(previous: previousEntry, fingerprints: fingerprints) { entry in
@@ -303,6 +328,12 @@ public final class Builder: Sendable {
         do {
             rendered = try renderer.render(source, variants: plan.render.compactMap { recipes[$0] }, settings: settings)
         } catch let failure {
+            if failure.concernsTheSource {
+                state.withLock {
+                    $0.failureMemory.bySHA1[sha1] = FailureMemory.Failure(
+                        attempt: failures.attempt, reason: failure.reason)
+                }
+            }
             return fail(file, sha1: sha1, failure.reason, state: state)
         }
 
@@ -317,6 +348,7 @@ public final class Builder: Sendable {
                 height: variant.size.height, bytes: variant.bytes.count,
                 sha256: Checksum.hex(.sha256, of: variant.bytes),
                 progressive: variant.progressive, scans: variant.scans, recipe: fingerprint,
+                scanEnds: variant.progressive ? JPEGStructure.scanEnds(of: variant.bytes) : nil,
                 script: variant.script?.description)
             if let advice = variant.budgetAdvice { observer?.warning("\(file.path): \(variant.name): \(advice)") }
             state.withLock {
@@ -360,11 +392,16 @@ public final class Builder: Sendable {
     private func assembleManifest(_ state: inout BuildState, files: [SourceFile]) -> Manifest {
         let shard = options.shard
         var images: [String: Manifest.ImageEntry] = [:]
-        var failures = state.failureByPath.filter { path, _ in shard?.owns(unreadablePath: path) ?? true }
-        for file in files {
-            guard let sha1 = state.sha1ByPath[file.path], shard?.owns(sha1: sha1) ?? true else { continue }
+        var failures: [String: String] = [:]
+        var failureSHA1: [String: String] = [:]
+        for (index, reason) in state.unreadable where shard?.owns(unreadablePath: files[index].path) ?? true {
+            failures[files[index].path] = reason
+        }
+        for (index, file) in files.enumerated() {
+            guard let sha1 = state.sha1s[index], shard?.owns(sha1: sha1) ?? true else { continue }
             if let reason = state.failureBySHA1[sha1] {
                 failures[file.path] = reason
+                failureSHA1[file.path] = sha1
             } else if var entry = images[sha1] ?? state.entries[sha1] {
                 entry.sources.append(file.path)
                 images[sha1] = entry
@@ -374,7 +411,7 @@ public final class Builder: Sendable {
         return Manifest(
             generator: Manifest.Generator(
                 ladder: ladderVersion, libvips: versions.libvips, libjpeg: versions.libjpeg, libexif: versions.libexif),
-            images: images, failures: failures)
+            images: images, failures: failures, failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1)
     }
 
     /// The manifest the last build left, from its snapshot when the manifest file still has
@@ -426,71 +463,76 @@ public final class Builder: Sendable {
 
     // MARK: - Cleaning
 
-    /// Deletes the temporary files of runs that were killed (only ladder's own, by name), and
-    /// returns the other names in each two-letter variant folder, so that stale files can be
-    /// found at the end without listing the folders again (every file the build writes is in
-    /// the new manifest). A shard deletes only its own temporary files (those of its variants
-    /// and of its partial manifest): other shards may be writing into the same folders.
+    /// Deletes the temporary files of runs that were killed (only ladder's own, by name). A
+    /// shard deletes only its own temporary files (those of its variants and of its partial
+    /// manifest): other shards may be writing into the same folders.
     private func removeTemporaryFiles(
         folders: OutputFolders, manifestFolder: Directory, manifestName: String
-    ) throws -> [String: [String]] {
+    ) throws {
         let output = folders.output
         func isOurs(_ name: String, variant: Bool) -> Bool {
-            guard name.hasPrefix(Directory.temporaryPrefix) else { return false }
+            guard let finalName = Self.finalName(ofTemporary: name) else { return false }
             guard let shard = options.shard else { return true }
-            // .ladder-tmp-<pid>-<random>-<final name>
-            let finalName = name.dropFirst(Directory.temporaryPrefix.count).split(
-                separator: "-", maxSplits: 2, omittingEmptySubsequences: false
-            ).last.map(String.init)
-            guard let finalName else { return false }
             return variant ? shard.owns(sha1: String(finalName.prefix(40))) : finalName == manifestName
         }
         for name in try manifestFolder.entries(sorted: false) where isOurs(name, variant: false) {
             try manifestFolder.removeFile(name)
         }
-        var variantFiles: [String: [String]] = [:]
         for folderName in try output.entries(sorted: false) where folderName.utf8.count == 2 {
             guard let folder = try? folders.folder(folderName, create: false) else { continue }
-            for name in try folder.entries(sorted: false) {
-                if isOurs(name, variant: true) {
-                    try folder.removeFile(name)
-                } else {
-                    variantFiles[folderName, default: []].append(name)
-                }
+            for name in try folder.entries(sorted: false) where isOurs(name, variant: true) {
+                try folder.removeFile(name)
             }
         }
         for name in try output.entries(sorted: false) where isOurs(name, variant: false) {
             try output.removeFile(name)
         }
-        return variantFiles
     }
 
-    /// Deletes the variant files among `variantFiles` (what the output folder held before the
-    /// build) that the manifest no longer names. Only names ladder could have written are
-    /// touched; anything else in the output folder is left alone. A shard deletes only files of
-    /// sources it owns, and leaves empty folders to the whole build.
+    /// Deletes the temporary files killed runs left in the build state folder: all of them in a
+    /// whole build, only this shard's in a shard (whose files carry its tag).
+    private func removeTemporaryStateFiles(_ state: Directory) throws {
+        for name in try state.entries(sorted: false) {
+            guard let finalName = Self.finalName(ofTemporary: name) else { continue }
+            if let shard = options.shard, !finalName.contains(shard.tag) { continue }
+            try state.removeFile(name)
+        }
+    }
+
+    /// The name a temporary file was to be renamed to (`.ladder-tmp-<pid>-<random>-<name>`), or
+    /// nil when `name` is not one of ladder's temporary files.
+    static func finalName(ofTemporary name: String) -> String? {
+        guard name.hasPrefix(Directory.temporaryPrefix) else { return nil }
+        return name.dropFirst(Directory.temporaryPrefix.count).split(
+            separator: "-", maxSplits: 2, omittingEmptySubsequences: false
+        ).last.map(String.init)
+    }
+
+    /// Deletes the variant files the previous manifest listed and the new one does not: only
+    /// those, so that files of other pipelines writing into the same folder are never touched,
+    /// nor any file listed by another manifest there. A shard deletes only files of sources it
+    /// owns, and leaves empty folders to the whole build.
     private func removeStaleFiles(
-        _ variantFiles: [String: [String]], folders: OutputFolders, manifest: Manifest, prefix: String
+        previous: Manifest?, folders: OutputFolders, manifest: Manifest, prefix: String
     ) throws -> Int {
+        guard let previous else { return 0 }
         let shard = options.shard
         let output = folders.output
-        var referenced: Set<String> = []
-        for entry in manifest.images.values {
-            for variant in entry.variants.values {
-                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
-                    referenced.insert(relative)
-                }
-            }
+        var stale = Self.variantFiles(of: previous, prefix: prefix).subtracting(
+            Self.variantFiles(of: manifest, prefix: prefix))
+        stale = stale.filter {
+            ContentAddress.isVariantPath($0) && (shard?.owns(sha1: String(FilePath.name($0).prefix(40))) ?? true)
         }
+        guard !stale.isEmpty else { return 0 }
+        stale.subtract(OutputOwnership.filesOfOtherManifests(configuration, ownPartials: false))
         var removed = 0
-        for (folderName, names) in variantFiles {
+        let byFolder = Dictionary(grouping: stale) { ContentAddress.split($0)!.folder }
+        for (folderName, paths) in byFolder {
             guard let folder = try? folders.folder(folderName, create: false) else { continue }
             var changed = false
-            for name in names {
-                let relative = folderName + "/" + name
-                guard ContentAddress.isVariantPath(relative), !referenced.contains(relative),
-                    shard?.owns(sha1: String(name.prefix(40))) ?? true
-                else { continue }
+            for path in paths {
+                let name = ContentAddress.split(path)!.name
+                guard try folder.status(of: name)?.kind == .regular else { continue }
                 try folder.removeFile(name)
                 removed += 1
                 changed = true
@@ -501,6 +543,19 @@ public final class Builder: Sendable {
             }
         }
         return removed
+    }
+
+    /// The variant files `manifest` lists, relative to the output folder.
+    static func variantFiles(of manifest: Manifest, prefix: String) -> Set<String> {
+        var files: Set<String> = []
+        for entry in manifest.images.values {
+            for variant in entry.variants.values {
+                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
+                    files.insert(relative)
+                }
+            }
+        }
+        return files
     }
 
     // MARK: - Helpers

@@ -17,8 +17,10 @@ import LadderManifest
 ///     generator <ladder> <libvips> <libjpeg> <libexif>
 ///     image <sha1> <width> <height> <format> <bytes> <orientation> <captured> <gpsRemoved>
 ///     source <path>                    (belongs to the image above)
-///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <script>
+///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <scanEnds> <script>
+///                                      (scanEnds comma-separated; both absent in older snapshots)
 ///     failure <source path> <reason>
+///     failure-sha1 <source path> <sha1>  (the SHA1 of a failed source's bytes)
 ///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
 ///     recipe <variant> <fingerprint>                  (belongs to the shard above)
 struct ManifestSnapshot: Equatable {
@@ -54,10 +56,13 @@ struct ManifestSnapshot: Equatable {
                         "variant", name, variant.path, String(variant.width), String(variant.height),
                         String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
                         variant.recipe,
-                    ], optionals: [variant.script])
+                    ], optionals: [variant.scanEnds.map(ScanEnds.text), variant.script])
             }
         }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
+        for path in (manifest.failureSHA1 ?? [:]).keys.sorted() {
+            out.record(["failure-sha1", path, manifest.failureSHA1![path]!])
+        }
         if let shard = manifest.shard {
             out.record([
                 "shard", String(shard.index), String(shard.count), String(shard.sources), shard.sourcesSHA1,
@@ -84,6 +89,7 @@ struct ManifestSnapshot: Equatable {
         var generator: Manifest.Generator?
         var images: [String: Manifest.ImageEntry] = [:]
         var failures: [String: String] = [:]
+        var failureSHA1: [String: String] = [:]
         var shard: Manifest.Shard?
         var current: (sha1: String, entry: Manifest.ImageEntry)?
         func finishImage() {
@@ -118,18 +124,25 @@ struct ManifestSnapshot: Equatable {
             case ("source", 1):
                 guard current != nil, let path = values[0].text else { return nil }
                 current!.entry.sources.append(path)
-            case ("variant", 10):
+            case ("variant", 9), ("variant", 10), ("variant", 11):
                 guard current != nil, let name = values[0].text, let path = values[1].text,
                     let width = values[2].integer, let height = values[3].integer, let size = values[4].integer,
                     let sha256 = values[5].text, let scans = values[7].integer, let recipe = values[8].text,
-                    let script = values[9].optionalText
+                    let scanEnds = values.count >= 10 ? values[9].optionalText : .some(nil),
+                    let script = values.count == 11 ? values[10].optionalText : .some(nil)
                 else { return nil }
+                let ends = scanEnds.map(ScanEnds.parse)
+                guard ends != .some(nil) else { return nil }
                 current!.entry.variants[name] = Manifest.VariantEntry(
                     path: path, width: width, height: height, bytes: size, sha256: sha256,
-                    progressive: values[6].text == "1", scans: scans, recipe: recipe, script: script)
+                    progressive: values[6].text == "1", scans: scans, recipe: recipe, scanEnds: ends ?? nil,
+                    script: script)
             case ("failure", 2):
                 guard let path = values[0].text, let reason = values[1].text else { return nil }
                 failures[path] = reason
+            case ("failure-sha1", 2):
+                guard let path = values[0].text, let sha1 = values[1].text else { return nil }
+                failureSHA1[path] = sha1
             case ("shard", 4):
                 guard shard == nil, let index = values[0].integer, let count = values[1].integer,
                     let sources = values[2].integer, let sourcesSHA1 = values[3].text
@@ -146,7 +159,8 @@ struct ManifestSnapshot: Equatable {
         finishImage()
         guard let version, let generator else { return nil }
         manifest = Manifest(
-            version: version, generator: generator, images: images, failures: failures, shard: shard)
+            version: version, generator: generator, images: images, failures: failures,
+            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, shard: shard)
 
     }
 

@@ -10,6 +10,13 @@ struct ConfigurationReader {
         guard case .object(let object) = value else {
             throw ConfigurationError(file: file, jsonPath: path, message: "expected an object, found \(value.summary)")
         }
+        // null never stands for "the default": a key that is present must hold a value, so that
+        // a template's `"output": null` is an error at its JSON path, not a silent default.
+        if let key = object.keys.sorted().first(where: { object[$0] == .null }) {
+            throw ConfigurationError(
+                file: file, jsonPath: Self.child(path, key),
+                message: "null is not a value here; give a value, or leave \"\(key)\" out to use its default")
+        }
         self.file = file
         self.path = path
         self.object = object

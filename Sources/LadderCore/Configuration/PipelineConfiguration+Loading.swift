@@ -94,6 +94,7 @@ extension PipelineConfiguration {
             output: output, manifest: manifest, variants: variants, background: background, metadata: metadata,
             replay: replay, limits: limits, followSymlinks: followSymlinks)
         try configuration.checkFolders(file: file)
+        try configuration.checkSourceLabels(file: file)
         return configuration
     }
 
@@ -277,10 +278,22 @@ extension PipelineConfiguration {
                 let complete =
                     budget.has("completeSeconds")
                     ? try budget.number("completeSeconds", in: 0.001...86_400, default: nil) : nil
+                let ssim = budget.has("ssim") ? try budget.number("ssim", in: 0.01...1, default: nil) : nil
+                let ssimSeconds =
+                    budget.has("ssimSeconds") ? try budget.number("ssimSeconds", in: 0.001...86_400, default: nil) : nil
+                guard (ssim == nil) == (ssimSeconds == nil) else {
+                    throw budget.error(
+                        ssim == nil ? "ssimSeconds" : "ssim",
+                        "give \"ssim\" and \"ssimSeconds\" together: a picture at least that close to the final one within that time"
+                    )
+                }
                 _ = budget.value("firstPictureSeconds")
                 _ = budget.value("completeSeconds")
-                try budget.finish(known: ["firstPictureSeconds", "completeSeconds"])
-                settings.budgets[name] = TimeBudget(firstPictureSeconds: first, completeSeconds: complete)
+                _ = budget.value("ssim")
+                _ = budget.value("ssimSeconds")
+                try budget.finish(known: ["firstPictureSeconds", "completeSeconds", "ssim", "ssimSeconds"])
+                settings.budgets[name] = TimeBudget(
+                    firstPictureSeconds: first, completeSeconds: complete, ssim: ssim, ssimSeconds: ssimSeconds)
             }
             try budgetsReader.finish(known: [])
         }

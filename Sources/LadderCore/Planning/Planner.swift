@@ -19,6 +19,9 @@ public enum Planner {
     ///   - previous: the previous manifest's entry for the same SHA1, if any.
     ///   - fingerprints: the current recipe fingerprint of every variant, by name.
     ///   - fileIsPresent: whether a previously written variant file is still there as recorded.
+    ///
+    /// A progressive variant recorded without `scanEnds` (by a ladder that did not write them)
+    /// is made again, so that every manifest entry has them.
     public static func plan(
         previous: Manifest.ImageEntry?, fingerprints: [String: String],
         fileIsPresent: (Manifest.VariantEntry) -> Bool
@@ -26,7 +29,9 @@ public enum Planner {
         var reuse: [String: Manifest.VariantEntry] = [:]
         var render: [String] = []
         for (name, fingerprint) in fingerprints.sorted(by: { $0.key < $1.key }) {
-            if let entry = previous?.variants[name], entry.recipe == fingerprint, fileIsPresent(entry) {
+            if let entry = previous?.variants[name], entry.recipe == fingerprint, !entry.lacksScanEnds,
+                fileIsPresent(entry)
+            {
                 reuse[name] = entry
             } else {
                 render.append(name)

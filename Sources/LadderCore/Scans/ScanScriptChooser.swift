@@ -37,14 +37,14 @@ public struct ScanScriptChooser: Sendable {
     /// Candidates are measured on a sample of about this many pixels: evenly spaced rows of
     /// whole iMCUs (at least 8 of them), at full resolution.
     public var scoringPixels: Int
-    /// The measure of one picture against the final one, on luma planes.
-    public var pictureQuality: @Sendable ([UInt8], [UInt8], Int, Int) -> Double
+    /// The measure of pictures against the final one, on luma planes of a width and height.
+    public var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
 
     public static let defaultScoringPixels = 250_000
 
     public init(
         scans: Int, firstPictureBudget: Double, scoringPixels: Int = Self.defaultScoringPixels,
-        pictureQuality: @escaping @Sendable ([UInt8], [UInt8], Int, Int) -> Double = {
+        pictureQuality: @escaping @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double] = {
             ImageQuality.ssim($0, reference: $1, width: $2, height: $3)
         }
     ) {
@@ -60,7 +60,14 @@ public struct ScanScriptChooser: Sendable {
         public var showableAt: [Int]
         public var qualities: [Double]
         public var total: Int
-        public var quality: Double { DownloadQuality.mean(qualities: qualities, showableAt: showableAt, total: total) }
+        public var quality: Double {
+            DownloadQuality(
+                bytes: total,
+                paints: qualities.indices.map {
+                    DownloadQuality.Paint(scan: $0 + 1, offset: showableAt[$0], ssim: qualities[$0], psnr: 0)
+                }
+            ).meanSSIM
+        }
         public var firstPictureShare: Double { total > 0 ? Double(showableAt[0]) / Double(total) : 0 }
     }
 
@@ -119,10 +126,9 @@ public struct ScanScriptChooser: Sendable {
             guard !wanted.isEmpty else { continue }
             let decoded = try JPEGScanLumas(decoding: sample, scaleDenominator: 1, scans: wanted)
             if reference == nil { reference = decoded.planes.last }
-            for (position, scan) in unmeasured.map({ $0 + 1 }).enumerated() {
-                lumaQuality[lumaStates[scan - 1]] = pictureQuality(
-                    decoded.planes[position], reference!, decoded.width, decoded.height)
-            }
+            let values = pictureQuality(
+                Array(decoded.planes.prefix(unmeasured.count)), reference!, decoded.width, decoded.height)
+            for (position, index) in unmeasured.enumerated() { lumaQuality[lumaStates[index]] = values[position] }
         }
 
         let estimates = candidates.map { candidate -> Estimate in

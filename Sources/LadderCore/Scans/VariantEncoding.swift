@@ -66,3 +66,16 @@ extension ProgressiveScripts {
         return nil
     }
 }
+
+extension VariantRecipe {
+    /// True when a replay finding of `kind` on this variant's file `bytes` is no fault of the
+    /// file: a first picture over the share budget, from a script chosen per image whose first
+    /// scan is already the smallest any candidate has (the DC of every component without its
+    /// lowest bit). The build said once what it would take.
+    func excusesFirstPaint(_ kind: String, of bytes: [UInt8]) -> Bool {
+        guard kind == "first-paint", let progressive, progressive.automatic != nil,
+            let first = (try? JPEGStructure(parsing: bytes))?.scans.first
+        else { return false }
+        return first.ss == 0 && first.se == 0 && first.ah == 0 && first.al >= 1
+    }
+}

@@ -29,9 +29,10 @@ public struct ManifestMerger: Sendable {
 
     private func runLocked() throws -> MergeReport {
         let output = try Directory.create(configuration.outputDirectory)
-        try Builder.acquire(waitAllowed: waitForLock, folder: configuration.outputDirectory, announce: { _ in }) {
-            wait in try output.lock(wait: wait) ? () : nil
-        }
+        let lock = try Builder.acquire(
+            waitAllowed: waitForLock, folder: configuration.outputDirectory, announce: { _ in }
+        ) { wait in try output.lockFile(OutputOwnership.lockFileName, wait: wait) }
+        defer { withExtendedLifetime(lock) {} }
 
         let manifestPath = configuration.manifestPath
         let folder = try Directory.create(FilePath.parent(manifestPath))
@@ -176,17 +177,19 @@ public struct ManifestMerger: Sendable {
         var images: [String: Manifest.ImageEntry] = [:]
         var imageShard: [String: Int] = [:]
         var failures: [String: String] = [:]
-        var sourceShard: [String: Int] = [:]
+        var failureSHA1: [String: String] = [:]
+        // By the path's bytes: names that differ only by Unicode normalization are two sources.
+        var sourceShard: [[UInt8]: Int] = [:]
         for (name, manifest, shard) in shards {
             let owner = Shard(index: shard.index, count: shard.count)!
             func cover(_ source: String) {
-                if let other = sourceShard[source] {
+                if let other = sourceShard[Array(source.utf8)] {
                     problems.append(
                         MergeProblem(
                             path: name, kind: .overlap,
                             message: "\(source) is in shard \(other)/\(count) and in shard \(shard.index)/\(count)"))
                 } else {
-                    sourceShard[source] = shard.index
+                    sourceShard[Array(source.utf8)] = shard.index
                 }
             }
             for sha1 in manifest.images.keys.sorted() {
@@ -214,9 +217,12 @@ public struct ManifestMerger: Sendable {
             for source in manifest.failures.keys.sorted() {
                 cover(source)
                 failures[source] = manifest.failures[source]
+                if let sha1 = manifest.failureSHA1?[source] { failureSHA1[source] = sha1 }
             }
         }
-        let covered = sourceShard.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let covered = sourceShard.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
         if covered.count != reference.shard.sources
             || Builder.sourceListSHA1(covered) != reference.shard.sourcesSHA1
         {
@@ -228,7 +234,10 @@ public struct ManifestMerger: Sendable {
                 ))
         }
         guard problems.isEmpty else { return (nil, problems) }
-        return (Manifest(generator: reference.manifest.generator, images: images, failures: failures), [])
+        let merged = Manifest(
+            generator: reference.manifest.generator, images: images, failures: failures,
+            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1)
+        return (merged, [])
     }
 
     private static func sameVariants(_ first: Manifest.ImageEntry, _ second: Manifest.ImageEntry) -> Bool {

@@ -37,7 +37,7 @@ public struct SourceWalker {
         let roots = configuration.sources.map { Self.realPath(configuration.resolve($0)) ?? configuration.resolve($0) }
         var context = Context(label: "", roots: roots)
         for (source, root) in zip(configuration.sources, roots) {
-            context.label = FilePath.normalize(source)
+            context.label = configuration.sourceLabel(source)
             let directory = try Directory.open(configuration.resolve(source))
             if let status = Directory.status(atPath: root) { context.visited.insert([status.device, status.inode]) }
             try walk(directory, relative: "", context: &context)

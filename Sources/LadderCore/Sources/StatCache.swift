@@ -13,7 +13,9 @@ public struct StatCache: Sendable, Equatable {
 
     /// When the recorded identities were read, in nanoseconds since 1970.
     var scannedAt: Int64
-    var entries: [String: Entry]
+    /// By the path's bytes: Swift's strings compare names that differ only by Unicode
+    /// normalization equal, and those are two files with two identities.
+    var entries: [[UInt8]: Entry]
 
     /// How close to `scannedAt` a file's times may be before its entry is distrusted.
     static let racyWindow: Int64 = 2_000_000_000
@@ -27,15 +29,18 @@ public struct StatCache: Sendable, Equatable {
 
     /// The SHA1 recorded for `file`, when its identity is unchanged and the record can be trusted.
     public func sha1(for file: SourceFile) -> String? {
-        guard let entry = entries[file.path], entry.status == file.status,
+        guard let entry = entry(for: file), entry.status == file.status,
             file.status.modified < scannedAt - Self.racyWindow, file.status.changed < scannedAt - Self.racyWindow
         else { return nil }
         return entry.sha1
     }
 
+    /// What was recorded for `file`'s path, trusted or not.
+    func entry(for file: SourceFile) -> Entry? { entries[Array(file.path.utf8)] }
+
     /// Records `sha1` for `file`.
     public mutating func record(_ file: SourceFile, sha1: String) {
-        entries[file.path] = Entry(status: file.status, sha1: sha1)
+        entries[Array(file.path.utf8)] = Entry(status: file.status, sha1: sha1)
     }
 
     // MARK: - Storage
@@ -43,14 +48,18 @@ public struct StatCache: Sendable, Equatable {
     /// One line per entry: sha1, device, inode, size, mtime, ctime, path, separated by tabs.
     /// Plain text reads much faster than JSON for tens of thousands of files.
     public func serialized() -> [UInt8] {
-        var text = "\(Self.header) \(scannedAt)\n"
-        for path in entries.keys.sorted() where !path.contains("\t") && !path.contains("\n") {
+        var bytes = Array("\(Self.header) \(scannedAt)\n".utf8)
+        let paths = entries.keys.filter { !$0.contains(UInt8(ascii: "\t")) && !$0.contains(UInt8(ascii: "\n")) }
+        for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             let entry = entries[path]!
             let status = entry.status
-            text +=
-                "\(entry.sha1)\t\(status.device)\t\(status.inode)\t\(status.size)\t\(status.modified)\t\(status.changed)\t\(path)\n"
+            bytes += Array(
+                "\(entry.sha1)\t\(status.device)\t\(status.inode)\t\(status.size)\t\(status.modified)\t\(status.changed)\t"
+                    .utf8)
+            bytes += path
+            bytes.append(UInt8(ascii: "\n"))
         }
-        return Array(text.utf8)
+        return bytes
     }
 
     /// Reads a serialized cache; an unreadable one gives an empty cache (it only costs time).
@@ -73,7 +82,7 @@ public struct StatCache: Sendable, Equatable {
             else { continue }
             let status = FileStatus(
                 kind: .regular, device: device, inode: inode, size: size, modified: modified, changed: changed)
-            entries[String(decoding: fields[6], as: UTF8.self)] = Entry(status: status, sha1: sha1)
+            entries[Array(fields[6])] = Entry(status: status, sha1: sha1)
         }
     }
 }

@@ -278,23 +278,18 @@ public final class Directory: @unchecked Sendable {
 
     // MARK: - Locking
 
-    /// Takes a lock on this folder (flock), exclusive unless `shared`, waiting for another
-    /// holder when `wait` is set. The kernel releases it when the process ends, however it ends.
+    /// Takes a lock (flock) on the regular file `name` in this folder, creating it when
+    /// missing: exclusive unless `shared`, waiting for another holder when `wait` is set. The
+    /// lock lasts as long as the returned value; the kernel releases it when the process ends,
+    /// however it ends. A file rather than a folder, since NFS honours locks on files only.
     ///
-    /// - Returns: false when the folder is locked and `wait` is not set.
-    public func lock(wait: Bool, shared: Bool = false) throws(FileSystemError) -> Bool {
-        try Self.flockRetrying(descriptor, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB), path: path)
-    }
-
-    /// Takes an exclusive lock on the file `name` in this folder, creating it when missing; the
-    /// lock lasts as long as the returned value. Nil when it is locked and `wait` is not set.
-    public func lockFile(_ name: String, wait: Bool) throws(FileSystemError) -> FileLock? {
+    /// - Returns: nil when the file is locked and `wait` is not set.
+    public func lockFile(_ name: String, wait: Bool, shared: Bool = false) throws(FileSystemError) -> FileLock? {
         let file = openat(descriptor, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw FileSystemError.current("lock", FilePath.join(path, name)) }
         let lock = FileLock(descriptor: file)
-        guard try Self.flockRetrying(file, LOCK_EX | (wait ? 0 : LOCK_NB), path: FilePath.join(path, name)) else {
-            return nil
-        }
+        let operation = (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
+        guard try Self.flockRetrying(file, operation, path: FilePath.join(path, name)) else { return nil }
         return lock
     }
 
@@ -310,9 +305,6 @@ public final class Directory: @unchecked Sendable {
         }
         return true
     }
-
-    /// Tries the lock without waiting; true when it was taken.
-    public func tryLock() throws(FileSystemError) -> Bool { try lock(wait: false) }
 }
 
 /// The parts of `stat` ladder uses.

@@ -8,9 +8,13 @@ import Synchronization
 ///
 /// Render workers use it for the one source they hold; a build without workers uses it too,
 /// rendering serially.
+///
+/// It never changes which libvips loaders may run: that is process-wide, and fixed once when a
+/// render worker starts (`RenderWorker`). Formats left out of `decoding.formats` are refused
+/// here by name, from the header, before anything is decoded.
 public struct ExclusiveRenderer: SourceRendering {
-    /// Held while rendering; guards the formats libvips' loaders are currently allowed to read.
-    private static let lock = Mutex<Set<ImageFormat>?>(nil)
+    /// Held while rendering.
+    private static let lock = Mutex<Void>(())
 
     let renderer: VariantRenderer
 
@@ -21,12 +25,8 @@ public struct ExclusiveRenderer: SourceRendering {
     public func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
-        let outcome = Self.lock.withLock { allowedFormats in
-            if allowedFormats != settings.limits.formats {
-                Imaging.allowLoaders(settings.limits.formats)
-                allowedFormats = settings.limits.formats
-            }
-            return Imaging.collectingWarnings { () -> Result<RenderedSource, RenderFailure> in
+        let outcome = Self.lock.withLock { _ in
+            Imaging.collectingWarnings { () -> Result<RenderedSource, RenderFailure> in
                 do throws(RenderFailure) {
                     return .success(try renderer.render(bytes, variants: variants, settings: settings))
                 } catch {

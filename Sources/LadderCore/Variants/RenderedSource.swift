@@ -105,8 +105,14 @@ public struct RenderedVariant: Sendable {
 /// Why a source could not be rendered, in one line.
 public struct RenderFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String
+    /// False when the failure says nothing about the source (a render worker could not start):
+    /// the source is then tried again by the next build, whatever its content.
+    public var concernsTheSource: Bool
 
-    public init(_ reason: String) { self.reason = reason }
+    public init(_ reason: String, concernsTheSource: Bool = true) {
+        self.reason = reason
+        self.concernsTheSource = concernsTheSource
+    }
 
     public var description: String { reason }
 }

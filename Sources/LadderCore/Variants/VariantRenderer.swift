@@ -27,6 +27,7 @@ public struct VariantRenderer: SourceRendering {
             throw RenderFailure(Self.oneLine(error))
         }
         try Self.checkHeader(header, limits: settings.limits)
+        try StrictJPEGCheck.check(bytes, limits: settings.limits)
         do {
             let upright = header.size
 

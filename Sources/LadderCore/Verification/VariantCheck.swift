@@ -2,6 +2,13 @@ import LadderImaging
 import LadderManifest
 
 /// The checks on one variant file: integrity, shape, scans and metadata.
+///
+/// Everything is judged from the bytes' SHA-256 and the segment structure (frame header, scan
+/// headers, application segments, end of image), which costs about as much as reading the file.
+/// The file is decoded only when that cannot vouch for it: when its size or SHA-256 differs
+/// from the manifest's, or always with `deep`. It is never decoded when its header says it is
+/// larger than its recipe's box or the decode limits: the verdict is already known, and an
+/// untrusted file must not make verify allocate what it declares.
 struct VariantCheck {
     let recipe: VariantRecipe
     let entry: Manifest.VariantEntry
@@ -9,8 +16,23 @@ struct VariantCheck {
     let keep: Set<ExifField>
     let label: String
     let image: String
+    /// The pipeline's decode limits, the same as the build's.
+    var limits = DecodeLimits()
+    /// Decode the file even when its SHA-256 matches.
+    var deep = false
 
-    func problems() -> [VerificationProblem] {
+    /// What the checks found, and the file's SHA-256.
+    struct Outcome {
+        var problems: [VerificationProblem]
+        var sha256: String
+        /// True when the file may be decoded: a JPEG whose header fits the recipe's box and the
+        /// limits (replays need it).
+        var decodable: Bool
+    }
+
+    func problems() -> [VerificationProblem] { check().problems }
+
+    func check() -> Outcome {
         var problems: [VerificationProblem] = []
         func problem(_ kind: String, _ message: String) {
             problems.append(VerificationProblem(path: label, kind: kind, message: message, image: image))
@@ -22,31 +44,77 @@ struct VariantCheck {
         if digest != entry.sha256 {
             problem("checksum", "SHA-256 \(digest.prefix(16))… differs from the manifest's \(entry.sha256.prefix(16))…")
         }
+        let intact = bytes.count == entry.bytes && digest == entry.sha256
         let structure: JPEGStructure
         do {
-            structure = try JPEGStructure(parsing: bytes, scanLimit: ScanScript.maximumScans)
+            structure = try JPEGStructure(parsing: bytes, scanLimit: min(limits.maxScans, ScanScript.maximumScans))
         } catch {
             problem("undecodable", "not a readable JPEG: \(error)")
-            return problems
+            return Outcome(problems: problems, sha256: digest, decodable: false)
         }
+        if structure.width != entry.width || structure.height != entry.height {
+            problem(
+                "dimensions",
+                "the image is \(structure.width)x\(structure.height), the manifest says \(entry.width)x\(entry.height)")
+        }
+        let fitsBox = structure.width <= recipe.maxWidth && structure.height <= recipe.maxHeight
+        if !fitsBox {
+            problem(
+                "too-large",
+                "\(structure.width)x\(structure.height) does not fit the \(recipe.maxWidth)x\(recipe.maxHeight) box; not decoded"
+            )
+        }
+        var withinLimits = true
+        do {
+            try VariantRenderer.checkSize(width: structure.width, height: structure.height, limits: limits)
+        } catch {
+            withinLimits = false
+            problem("over-limits", error.reason)
+        }
+        if structure.endOfImage == nil {
+            problem("undecodable", "the file ends before its end-of-image marker (truncated)")
+        }
+        let decodable = fitsBox && withinLimits
+        if decodable && (deep || !intact) {
+            decode(structure, problem: problem)
+        }
+        checkCoding(structure, problem: problem)
+        checkScans(structure, recordedFile: digest == entry.sha256, problem: problem)
+        checkMetadata(structure, problem: problem)
+        return Outcome(problems: problems, sha256: digest, decodable: decodable)
+    }
+
+    /// Decodes the file, and reads its entropy-coded data to the end of image counting
+    /// libjpeg's warnings (damage a decoder of the pixels alone can pass over).
+    private func decode(_ structure: JPEGStructure, problem: (String, String) -> Void) {
         do {
             let pixels = try DecodedPixels(decodingJPEG: bytes)
-            if pixels.width != entry.width || pixels.height != entry.height {
+            if pixels.width != structure.width || pixels.height != structure.height {
                 problem(
                     "dimensions",
-                    "the image is \(pixels.width)x\(pixels.height), the manifest says \(entry.width)x\(entry.height)")
+                    "the decoder gives \(pixels.width)x\(pixels.height), the frame header says \(structure.width)x\(structure.height)"
+                )
+            }
+            let read = try JPEGEntropyRead(reading: bytes, memoryLimit: limits.decoderMemoryBytes)
+            if read.warnings > 0 {
+                problem(
+                    "damaged",
+                    "libjpeg raised \(read.warnings) warning(s) reading to the end of the image: \(read.lastWarning ?? "no text")"
+                )
             }
         } catch {
             problem("undecodable", error.reason)
         }
-        if structure.width > recipe.maxWidth || structure.height > recipe.maxHeight {
-            problem(
-                "too-large",
-                "\(structure.width)x\(structure.height) does not fit the \(recipe.maxWidth)x\(recipe.maxHeight) box")
-        }
-        checkScans(structure, recordedFile: digest == entry.sha256, problem: problem)
-        checkMetadata(structure, problem: problem)
-        return problems
+    }
+
+    /// Only Huffman coding: arithmetic-coded JPEGs (SOF9 to SOF15) are not shown by browsers,
+    /// whatever their scans.
+    private func checkCoding(_ structure: JPEGStructure, problem: (String, String) -> Void) {
+        guard structure.isArithmetic else { return }
+        problem(
+            "arithmetic-coding",
+            "an arithmetic-coded JPEG (SOF\(Int(structure.frameMarker) - 0xC0)): browsers cannot show it; the recipe asks for Huffman coding (SOF\(recipe.progressive == nil ? "0" : "2"))"
+        )
     }
 
     /// `recordedFile` is true when the file is the one the manifest recorded (same SHA-256), so

@@ -43,6 +43,13 @@ public struct VerificationReport: Sendable, Equatable {
 
     public var isOK: Bool { problems.isEmpty }
 
+    /// The problem kinds that mean a file exists but could not be read (permissions, I/O).
+    public static let readFailureKinds: Set<String> = [Verifier.unreadable, "source-unreadable"]
+
+    /// True when some file could not be read, so that the verdict is incomplete: verify exits
+    /// 74 then, rather than 1.
+    public var hasReadFailures: Bool { problems.contains { Self.readFailureKinds.contains($0.kind) } }
+
     /// The median share of a full-size file after which its first picture shows.
     public var medianFirstPaintShare: Double? { median(replays.compactMap { $0.report.firstPaintShare }) }
 

@@ -16,18 +16,30 @@ public struct Verifier: Sendable {
         /// Overrides the configuration's chunk size.
         public var chunkBytes: Int?
         public var jobs: Int
-        /// Receives each replayed image's pictures, for galleries.
+        /// Receives each replayed image's pictures, for galleries (replays are then never
+        /// taken from the cache).
         public var frames: (any FrameCollecting)?
+        /// Decode every variant, even those whose SHA-256 matches the manifest.
+        public var deep: Bool
+        /// Reuse replay results of unchanged files from the state folder, and store new ones.
+        public var cachesReplays: Bool
 
         public init(
             replay: Bool = false, profiles: [String] = [], chunkBytes: Int? = nil, jobs: Int = Builder.defaultJobs,
-            frames: (any FrameCollecting)? = nil
+            frames: (any FrameCollecting)? = nil, deep: Bool = false, cachesReplays: Bool = true
         ) {
             self.replay = replay
             self.profiles = profiles
             self.chunkBytes = chunkBytes
             self.jobs = jobs
             self.frames = frames
+            self.deep = deep
+            self.cachesReplays = cachesReplays
+        }
+
+        /// True when images are replayed: asked for, or needed by a profile or a budget.
+        public func replays(_ configuration: PipelineConfiguration) -> Bool {
+            replay || !configuration.replay.budgets.isEmpty || !profiles.isEmpty
         }
     }
 
@@ -55,15 +67,20 @@ public struct Verifier: Sendable {
     private func check(_ report: inout VerificationReport) -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
 
-        guard let data = FileManager.default.contents(atPath: configuration.manifestPath) else {
+        let data: [UInt8]
+        do {
+            data = try Builder.readSource(configuration.manifestPath, limit: Self.manifestByteLimit)
+        } catch {
+            let missing = error.code == ENOENT
             problems.append(
                 VerificationProblem(
-                    path: manifestLabel, kind: "manifest-missing", message: "no manifest; run ladder build first"))
+                    path: manifestLabel, kind: missing ? "manifest-missing" : Self.unreadable,
+                    message: missing ? "no manifest; run ladder build first" : error.description))
             return problems
         }
         let manifest: Manifest
         do {
-            manifest = try Manifest(shapeOf: data)
+            manifest = try Manifest(shapeOf: Data(data))
         } catch {
             problems.append(VerificationProblem(path: manifestLabel, kind: "manifest-invalid", message: error.reason))
             return problems
@@ -87,11 +104,18 @@ public struct Verifier: Sendable {
         do {
             output = try Directory.open(configuration.outputDirectory)
         } catch {
-            problems.append(VerificationProblem(path: outputLabel, kind: "missing", message: error.description))
+            problems.append(
+                VerificationProblem(
+                    path: outputLabel, kind: error.code == ENOENT ? "missing" : Self.unreadable,
+                    message: error.description))
             return problems
         }
 
-        let checked = checkImages(manifest, unsafe: unsafe, output: output)
+        let cache =
+            options.cachesReplays && options.frames == nil && options.replays(configuration)
+            ? ReplayCache(stateFolder: configuration.resolve(Builder.stateFolder)) : nil
+        let checked = checkImages(manifest, unsafe: unsafe, output: output, cache: cache)
+        cache?.removeUnused()
         problems += checked.problems
         report.replays = checked.replays
         problems += checkSources(manifest)
@@ -102,7 +126,7 @@ public struct Verifier: Sendable {
     // MARK: - Images
 
     private func checkImages(
-        _ manifest: Manifest, unsafe: Set<String>, output: Directory
+        _ manifest: Manifest, unsafe: Set<String>, output: Directory, cache: ReplayCache?
     ) -> (
         problems: [VerificationProblem], replays: [ImageReplay]
     ) {
@@ -112,7 +136,7 @@ public struct Verifier: Sendable {
         ParallelRunner.run(count: keys.count, width: options.jobs) { index in
             let key = keys[index]
             guard let entry = manifest.images[key] else { return true }
-            let result = self.checkImage(key, entry, unsafe: unsafe, prefix: prefix, output: output)
+            let result = self.checkImage(key, entry, unsafe: unsafe, prefix: prefix, output: output, cache: cache)
             results.withLock { $0.append(result) }
             return true
         }
@@ -121,7 +145,8 @@ public struct Verifier: Sendable {
     }
 
     private func checkImage(
-        _ key: String, _ entry: Manifest.ImageEntry, unsafe: Set<String>, prefix: String, output: Directory
+        _ key: String, _ entry: Manifest.ImageEntry, unsafe: Set<String>, prefix: String, output: Directory,
+        cache: ReplayCache?
     ) -> (problems: [VerificationProblem], replay: ImageReplay?) {
         var problems: [VerificationProblem] = []
         let source = entry.sources.sorted().first
@@ -132,7 +157,8 @@ public struct Verifier: Sendable {
                     path: manifestLabel, kind: "missing-variant",
                     message: "image \(source ?? key) has no \(name) variant; run ladder build", image: key))
         }
-        var rungs: [(recipe: VariantRecipe, entry: Manifest.VariantEntry, bytes: [UInt8])] = []
+        var rungs: [Rung] = []
+        var allDecodable = true
         for name in entry.variants.keys.sorted() {
             guard let variant = entry.variants[name], !unsafe.contains(key + "/" + name) else { continue }
             let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix)
@@ -150,29 +176,59 @@ public struct Verifier: Sendable {
             }
             let bytes: [UInt8]
             do {
+                // Never more than the build would read: a variant replaced by a huge file is
+                // refused by its size before it is read.
                 bytes = try output.subdirectory(FilePath.parent(relative), create: false)
-                    .readFile(FilePath.name(relative))
+                    .readFile(FilePath.name(relative), limit: configuration.limits.maxFileBytes)
             } catch {
-                problem("missing", error.code == ENOENT ? "the file does not exist" : error.reason)
+                allDecodable = false
+                switch error.code {
+                case ENOENT: problem("missing", "the file does not exist")
+                case 0 where error.reason.contains("over the limit"):
+                    problem(
+                        "over-limits",
+                        "\(error.reason) (limits.maxFileBytes); not read, the manifest says \(variant.bytes) bytes")
+                case 0: problem("missing", error.reason)
+                default: problem(Self.unreadable, error.reason)
+                }
                 continue
             }
-            problems += VariantCheck(
+            var check = VariantCheck(
                 recipe: recipe, entry: variant, bytes: bytes, keep: configuration.metadata.keep, label: label,
-                image: key
-            ).problems()
-            rungs.append((recipe, variant, bytes))
+                image: key)
+            check.limits = configuration.limits
+            check.deep = options.deep
+            let outcome = check.check()
+            problems += outcome.problems
+            problems += ScanEndsCheck(entry: variant, bytes: bytes, label: label, image: key).problems()
+            allDecodable = allDecodable && outcome.decodable
+            rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
         }
-        guard options.replay || !configuration.replay.budgets.isEmpty || !options.profiles.isEmpty else {
-            return (problems, nil)
-        }
-        return replayLadder(key, source: source, rungs: rungs, problems: problems)
+        guard options.replays(configuration) else { return (problems, nil) }
+        // An image with a file that must not be decoded (over its box or the limits) is not
+        // replayed: its problem is already reported, and a replay would decode it.
+        guard allDecodable else { return (problems, nil) }
+        return replayLadder(key, source: source, rungs: rungs, problems: problems, cache: cache)
     }
+
+    /// One variant file of an image, as read.
+    struct Rung {
+        var recipe: VariantRecipe
+        var entry: Manifest.VariantEntry
+        var bytes: [UInt8]
+        var sha256: String
+    }
+
+    /// The problem kind of a file that exists but cannot be read (verify then exits 74).
+    public static let unreadable = "unreadable"
+
+    /// The largest manifest verify reads.
+    static let manifestByteLimit = 1 << 30
 
     /// Replays the image's progressive variant and simulates its ladder on each profile asked for
     /// and each profile with a budget.
     private func replayLadder(
-        _ key: String, source: String?, rungs: [(recipe: VariantRecipe, entry: Manifest.VariantEntry, bytes: [UInt8])],
-        problems: [VerificationProblem]
+        _ key: String, source: String?, rungs: [Rung], problems: [VerificationProblem], cache: ReplayCache?
     ) -> (problems: [VerificationProblem], replay: ImageReplay?) {
         var problems = problems
         // The rungs an app walks: smallest first, the replayed progressive variant last.
@@ -191,16 +247,75 @@ public struct Verifier: Sendable {
             chunkBytes: options.chunkBytes ?? configuration.replay.chunkBytes,
             firstPaintBudget: configuration.replay.firstPaintBudget,
             expectedScans: full.entry.scans)
-        replayOptions.maximumScans = ScanScript.maximumScans
+        replayOptions.maximumScans = min(configuration.limits.maxScans, ScanScript.maximumScans)
+        replayOptions.maximumPixels = min(configuration.limits.maxPixels, full.recipe.maxWidth * full.recipe.maxHeight)
+        let cacheKey = ReplayCache.key(
+            rungs: ordered.map { ($0.recipe.name, $0.sha256) },
+            settings: [
+                "chunk \(replayOptions.chunkBytes)", "first-paint \(replayOptions.firstPaintBudget)",
+                "scans \(replayOptions.expectedScans.map(String.init) ?? "-")",
+                "maximum \(replayOptions.maximumScans) \(replayOptions.maximumPixels)", "quality \(options.replay)",
+            ])
+        let replayed: ReplayCache.Entry
+        if let cached = cache?.entry(for: cacheKey) {
+            replayed = cached
+        } else {
+            replayed = replay(full, ordered: ordered, key: key, label: label, options: replayOptions)
+            cache?.store(replayed, for: cacheKey)
+        }
+        var report = replayed.report
+        report.path = label
+        // A chosen script whose first picture is over the share budget is the best N scans can
+        // do for this image; the build said what it would take, and the file is not broken.
+        for finding in report.problems where !full.recipe.excusesFirstPaint(finding.kind, of: full.bytes) {
+            problems.append(
+                VerificationProblem(path: label, kind: "replay-" + finding.kind, message: finding.message, image: key))
+        }
+        let timelineRungs = replayed.rungs
+        var profileNames = options.profiles
+        for name in configuration.replay.budgets.keys.sorted() where !profileNames.contains(name) {
+            profileNames.append(name)
+        }
+        var timelines: [LadderTimeline] = []
+        for name in profileNames {
+            guard let profile = configuration.replay.profile(named: name) else { continue }
+            let timeline = LadderTimeline.simulate(timelineRungs, over: profile)
+            timelines.append(timeline)
+            guard let budget = configuration.replay.budgets[name] else { continue }
+            let who = source ?? key
+            if let limit = budget.firstPictureSeconds, let first = timeline.firstPictureSeconds, first > limit {
+                problems.append(
+                    VerificationProblem(
+                        path: label, kind: "budget",
+                        message:
+                            "on \(name) the first picture of \(who) shows after \(seconds(first)), over the budget of \(seconds(limit))",
+                        image: key))
+            }
+            if let message = budget.ssimProblem(timeline, profile: name, image: who) {
+                problems.append(VerificationProblem(path: label, kind: "budget", message: message, image: key))
+            }
+            if let limit = budget.completeSeconds, let complete = timeline.completeSeconds, complete > limit {
+                problems.append(
+                    VerificationProblem(
+                        path: label, kind: "budget",
+                        message:
+                            "on \(name) \(who) is complete after \(seconds(complete)), over the budget of \(seconds(limit))",
+                        image: key))
+            }
+        }
+        let replay = ImageReplay(
+            image: key, source: source, variant: full.recipe.name, report: report, timelines: timelines)
+        return (problems, options.replay || !timelines.isEmpty ? replay : nil)
+    }
+
+    /// Replays the full-size rung and measures the others against its final picture.
+    private func replay(
+        _ full: Rung, ordered: [Rung], key: String, label: String, options replayOptions: ProgressiveReplay.Options
+    ) -> ReplayCache.Entry {
         let frames = options.frames
         let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label) { scan, pixels in
             frames?.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels)
         }
-        for finding in report.problems {
-            problems.append(
-                VerificationProblem(path: label, kind: "replay-" + finding.kind, message: finding.message, image: key))
-        }
-
         // The quality of each rung against the final full-size picture, for deciding what an app
         // would replace with what.
         var finalPixels: DecodedPixels?
@@ -226,37 +341,7 @@ public struct Verifier: Sendable {
                     variant: rung.recipe.name, bytes: rung.bytes.count,
                     paints: [LadderTimeline.Rung.Paint(scan: nil, offset: rung.bytes.count, ssim: quality)]))
         }
-        var profileNames = options.profiles
-        for name in configuration.replay.budgets.keys.sorted() where !profileNames.contains(name) {
-            profileNames.append(name)
-        }
-        var timelines: [LadderTimeline] = []
-        for name in profileNames {
-            guard let profile = configuration.replay.profile(named: name) else { continue }
-            let timeline = LadderTimeline.simulate(timelineRungs, over: profile)
-            timelines.append(timeline)
-            guard let budget = configuration.replay.budgets[name] else { continue }
-            let who = source ?? key
-            if let limit = budget.firstPictureSeconds, let first = timeline.firstPictureSeconds, first > limit {
-                problems.append(
-                    VerificationProblem(
-                        path: label, kind: "budget",
-                        message:
-                            "on \(name) the first picture of \(who) shows after \(seconds(first)), over the budget of \(seconds(limit))",
-                        image: key))
-            }
-            if let limit = budget.completeSeconds, let complete = timeline.completeSeconds, complete > limit {
-                problems.append(
-                    VerificationProblem(
-                        path: label, kind: "budget",
-                        message:
-                            "on \(name) \(who) is complete after \(seconds(complete)), over the budget of \(seconds(limit))",
-                        image: key))
-            }
-        }
-        let replay = ImageReplay(
-            image: key, source: source, variant: full.recipe.name, report: report, timelines: timelines)
-        return (problems, options.replay || !timelines.isEmpty ? replay : nil)
+        return ReplayCache.Entry(report: report, rungs: timelineRungs)
     }
 
     /// SSIM of a thumbnail, scaled up to the final picture's size, against the final picture.
@@ -287,7 +372,9 @@ public struct Verifier: Sendable {
             let file = files[index]
             let result: Result<String, FileSystemError>
             do throws(FileSystemError) {
-                result = .success(Checksum.hex(.sha1, of: try Builder.readSource(file.absolutePath, limit: Int.max)))
+                // As a stream: a source of any size costs one buffer, on every thread at once.
+                let folder = try Directory.open(FilePath.parent(file.absolutePath))
+                result = .success(try folder.digest(of: FilePath.name(file.absolutePath), .sha1).hex)
             } catch {
                 result = .failure(error)
             }
@@ -305,7 +392,14 @@ public struct Verifier: Sendable {
                     VerificationProblem(path: file.path, kind: "source-unreadable", message: error.description))
             case .success(let sha1)?:
                 if manifest.failures[file.path] != nil {
-                    continue  // accounted for: the build could not make variants of it, and said why
+                    // Accounted for, while it has the bytes that failed: the build said why.
+                    if let failed = manifest.failureSHA1?[file.path], failed != sha1 {
+                        problems.append(
+                            VerificationProblem(
+                                path: file.path, kind: "stale",
+                                message: "the source failed to build and has changed since; run ladder build"))
+                    }
+                    continue
                 } else if listed[file.path] == sha1 {
                     continue
                 } else if listed[file.path] != nil {
@@ -350,6 +444,9 @@ public struct Verifier: Sendable {
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
         }
+        // Other pipelines may share the output folder: what their manifests list is theirs.
+        known.insert(OutputOwnership.lockFileName)
+        known.formUnion(OutputOwnership.filesOfOtherManifests(configuration, ownPartials: true))
         var problems: [VerificationProblem] = []
         func walk(_ directory: Directory, _ relative: String) {
             guard let names = try? directory.entries() else { return }

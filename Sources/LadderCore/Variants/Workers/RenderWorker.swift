@@ -1,3 +1,4 @@
+import Foundation
 import LadderImaging
 
 #if canImport(Glibc)
@@ -11,12 +12,20 @@ public enum RenderWorker {
     /// The hidden subcommand that starts a worker.
     public static let subcommand = "__render-worker"
 
+    /// The environment variable that lists the formats this worker's libvips may decode,
+    /// separated by commas; every format when it is not set.
+    public static let formatsVariable = "LADDER_WORKER_FORMATS"
+
     /// Serves requests until standard input closes. Returns the process exit status.
     public static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
         do {
             try Imaging.start(threadsPerImage: 1)
         } catch {
             return 70
+        }
+        // The loaders are fixed once, for the life of the process: no render changes them.
+        if let list = ProcessInfo.processInfo.environment[formatsVariable] {
+            Imaging.allowLoaders(Set(list.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) }))
         }
         let channel = FrameChannel(input: input, output: output)
         let renderer = ExclusiveRenderer()

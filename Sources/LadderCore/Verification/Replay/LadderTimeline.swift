@@ -3,8 +3,8 @@
 /// picture on screen whenever a better one can be shown.
 public struct LadderTimeline: Sendable, Equatable {
     /// One rung: a variant file, and the moments it can be painted.
-    public struct Rung: Sendable, Equatable {
-        public struct Paint: Sendable, Equatable {
+    public struct Rung: Sendable, Equatable, Codable {
+        public struct Paint: Sendable, Equatable, Codable {
             /// The scan for progressive files, nil for a baseline file painted once complete.
             public var scan: Int?
             /// Bytes of the file received when the paint happens.

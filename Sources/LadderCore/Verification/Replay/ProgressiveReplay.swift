@@ -42,7 +42,8 @@ public struct ProgressiveReplay: Sendable {
         self.options = options
     }
 
-    /// Replays `bytes`. `frame`, when given, receives each scan's picture as it is rendered.
+    /// Replays `bytes`. `frame`, when given, receives each scan's picture as it is rendered;
+    /// without it only the luma planes are decoded, which is all the measures need.
     public func replay(
         _ bytes: [UInt8], path: String, frame: ((Int, DecodedPixels) -> Void)? = nil
     ) -> ReplayReport {
@@ -84,52 +85,22 @@ public struct ProgressiveReplay: Sendable {
             let inside = structure.scans.count
             problem("truncated", "the file ends inside scan \(inside) at byte \(bytes.count)")
         }
-        let final = truncated ? nil : try? DecodedPixels(decodingJPEG: bytes)
-        let finalLuma = final?.luma()
+        // Without a frame to hand out, only luma is measured: libjpeg then renders the Y plane
+        // alone, which halves its work.
+        let lumaOnly = frame == nil
+        let final = truncated ? nil : try? DecodedPixels(decodingJPEG: bytes, lumaOnly: lumaOnly)
 
         let decoder: JPEGReplayDecoder
         do {
-            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans)
+            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: lumaOnly)
         } catch {
             problem("undecodable", error.reason)
             return report
         }
-        // Stop at every chunk boundary, and where each scan becomes renderable on its own: when
-        // libjpeg has read the next scan's header (before any of its data), or the end.
-        let chunk = max(1, options.chunkBytes)
-        var stops = Set(stride(from: chunk, to: bytes.count, by: chunk))
-        stops.insert(bytes.count)
-        for scan in structure.scans.dropFirst() where scan.dataOffset < bytes.count { stops.insert(scan.dataOffset) }
-        if let end = structure.endOfImage { stops.insert(min(end, bytes.count)) }
-
-        var rendered: [DecodedPixels] = []
-        var shown = 0
-        do {
-            for stop in stops.sorted() {
-                let state = try decoder.advance(to: stop)
-                // A scan can be rendered alone once libjpeg has moved past it.
-                let renderable =
-                    state.inputComplete ? state.scansCompleted : min(state.scansCompleted, state.inputScan - 1)
-                while rendered.count < renderable {
-                    let number = rendered.count + 1
-                    let pixels = try decoder.render(scan: number)
-                    rendered.append(pixels)
-                    report.scans.append(
-                        ReplayReport.Scan(
-                            scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,
-                            ssim: 0))
-                    if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
-                    frame?(number, pixels)
-                }
-                let isChunkBoundary = stop % chunk == 0 || stop == bytes.count
-                if isChunkBoundary, state.allDCReceived, rendered.count > shown {
-                    shown = rendered.count
-                    report.scans[shown - 1].shownAt = stop
-                    if report.firstShownAt == nil { report.firstShownAt = stop }
-                }
-            }
-        } catch {
-            problem("undecodable", "decoding stopped at scan \(rendered.count + 1): \(error.reason)")
+        let rendered = Self.renderScans(
+            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frame: frame)
+        if let failure = rendered.failure {
+            problem("undecodable", "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
         }
         if decoder.state.warnings > 0 {
             problem("corrupt-data", "libjpeg reported \(decoder.state.warnings) warning(s): \(decoder.lastWarning)")
@@ -137,14 +108,15 @@ public struct ProgressiveReplay: Sendable {
 
         // Quality of every scan against the final picture (or, for a truncated file, against
         // the last picture it can show).
-        let reference = finalLuma ?? rendered.last?.luma()
-        if let reference {
-            for (index, pixels) in rendered.enumerated() where pixels.width * pixels.height == reference.count {
-                let luma = pixels.luma()
-                report.scans[index].psnr = (ImageQuality.psnr(luma, reference: reference) * 100).rounded() / 100
-                report.scans[index].ssim =
-                    (ImageQuality.ssim(luma, reference: reference, width: pixels.width, height: pixels.height) * 10_000)
-                    .rounded() / 10_000
+        if let reference = final?.luma() ?? rendered.lumas.last {
+            let comparable = rendered.lumas.indices.filter { rendered.lumas[$0].count == reference.count }
+            let ssims = ImageQuality.ssim(
+                comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
+                height: decoder.state.height)
+            for (index, ssim) in zip(comparable, ssims) {
+                report.scans[index].psnr =
+                    (ImageQuality.psnr(rendered.lumas[index], reference: reference) * 100).rounded() / 100
+                report.scans[index].ssim = (ssim * 10_000).rounded() / 10_000
             }
         }
         if let final, let last = rendered.last {
@@ -155,6 +127,61 @@ public struct ProgressiveReplay: Sendable {
         }
         report.problems += findings(in: report)
         return report
+    }
+
+    /// What `renderScans` produced: each scan's luma plane, the last picture whole, and the
+    /// error that stopped the decoding early, if one did.
+    struct RenderedScans {
+        var lumas: [[UInt8]] = []
+        var last: DecodedPixels?
+        var failure: ImagingError?
+    }
+
+    /// Feeds `decoder` the file up to every chunk boundary and to where each scan becomes
+    /// renderable on its own (libjpeg has read the next scan's header, before any of its data,
+    /// or the end), renders each scan once, and records in `report` where it can be shown.
+    static func renderScans(
+        _ decoder: JPEGReplayDecoder, structure: JPEGStructure, chunkBytes: Int, report: inout ReplayReport,
+        frame: ((Int, DecodedPixels) -> Void)?
+    ) -> RenderedScans {
+        let length = decoder.length
+        let chunk = max(1, chunkBytes)
+        var stops = Set(stride(from: chunk, to: length, by: chunk))
+        stops.insert(length)
+        for scan in structure.scans.dropFirst() where scan.dataOffset < length { stops.insert(scan.dataOffset) }
+        if let end = structure.endOfImage { stops.insert(min(end, length)) }
+
+        var rendered = RenderedScans()
+        var shown = 0
+        do {
+            for stop in stops.sorted() {
+                let state = try decoder.advance(to: stop)
+                // A scan can be rendered alone once libjpeg has moved past it.
+                let renderable =
+                    state.inputComplete ? state.scansCompleted : min(state.scansCompleted, state.inputScan - 1)
+                while rendered.lumas.count < renderable {
+                    let number = rendered.lumas.count + 1
+                    let pixels = try decoder.render(scan: number)
+                    rendered.lumas.append(pixels.luma())
+                    rendered.last = pixels
+                    report.scans.append(
+                        ReplayReport.Scan(
+                            scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,
+                            ssim: 0))
+                    if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
+                    frame?(number, pixels)
+                }
+                let isChunkBoundary = stop % chunk == 0 || stop == length
+                if isChunkBoundary, state.allDCReceived, rendered.lumas.count > shown {
+                    shown = rendered.lumas.count
+                    report.scans[shown - 1].shownAt = stop
+                    if report.firstShownAt == nil { report.firstShownAt = stop }
+                }
+            }
+        } catch {
+            rendered.failure = error
+        }
+        return rendered
     }
 
     /// The checks on a finished replay: scan count, first paint, rising quality.

@@ -1,5 +1,5 @@
 /// What replaying one JPEG's progressive load showed.
-public struct ReplayReport: Sendable, Equatable {
+public struct ReplayReport: Sendable, Equatable, Codable {
     /// One scan: when it could be shown, when an app fed in chunks shows it, and how close it is
     /// to the final picture.
     public struct Scan: Sendable, Equatable, Codable {
@@ -43,7 +43,9 @@ public struct ReplayReport: Sendable, Equatable {
     public var firstPaintOffset: Int?
     /// The chunk boundary at which an app fed in chunks shows its first picture.
     public var firstShownAt: Int?
-    /// True when the last paint equals a one-shot decode of the whole file, pixel for pixel.
+    /// True when the last paint equals a one-shot decode of the whole file, pixel for pixel (on
+    /// the Y plane of a YCbCr file when the replay rendered luma only, as it does when no frame
+    /// is collected).
     public var matchesOneShotDecode: Bool
     public var problems: [Problem]
 

@@ -1,0 +1,2 @@
+/* Declarations only; the driver is linked from libFuzzer by -sanitize=fuzzer. */
+#include "CFuzzer.h"

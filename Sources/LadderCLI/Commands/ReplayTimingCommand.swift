@@ -1,0 +1,81 @@
+import Foundation
+import LadderCore
+import LadderImaging
+
+/// `ladder __replay-timing FILE... [--rounds N]` (hidden, for scripts/replay-bench): times, in
+/// this process and interleaved round by round, a one-shot decode of each file (libjpeg-turbo,
+/// the whole picture, as a viewer given the complete file does), `ladder replay`'s work on it,
+/// the scoring of its quality over the download, and SSIM of one picture at the file's size.
+/// Prints one JSON object per file with the median seconds of each.
+struct ReplayTimingCommand: LadderCommand {
+    static let name = "__replay-timing"
+    static let summary = "Time replays against one-shot decodes (for scripts/replay-bench)."
+    static let synopsis = "FILE... [--rounds N]"
+    static let discussion = "Used by scripts/replay-bench to measure what a replay costs."
+    static let options = [OptionSpec(names: ["--rounds"], value: "N", help: "Rounds per file.", defaultText: "7")]
+    static let exitCodes: [(ExitCode, String)] = [(.success, "timed every file"), (.failure, "a file failed")]
+
+    var files: [String]
+    var rounds = 7
+
+    init(parsing options: ParsedOptions) throws(UsageError) {
+        files = options.positional
+        rounds = try options.integer("--rounds", in: 1...1000, command: Self.name) ?? rounds
+    }
+
+    struct TimingLine: Encodable {
+        var file: String
+        var pixels: Int
+        var rounds: Int
+        var decodeSeconds: Double
+        var replaySeconds: Double
+        var downloadQualitySeconds: Double
+        var ssimSeconds: Double
+        var replayToDecode: Double
+    }
+
+    func run(_ context: CommandContext) -> ExitCode {
+        let clock = ContinuousClock()
+        func seconds(_ body: () throws -> Void) rethrows -> Double {
+            let start = clock.now
+            try body()
+            let elapsed = clock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        do {
+            for file in files {
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+                let luma = try DecodedPixels(decodingJPEG: bytes, lumaOnly: true)
+                var damaged = luma.samples
+                for index in stride(from: 0, to: damaged.count, by: 7) { damaged[index] ^= 0x10 }
+                var decode: [Double] = []
+                var replay: [Double] = []
+                var scoring: [Double] = []
+                var ssim: [Double] = []
+                for _ in 0..<rounds {
+                    decode.append(try seconds { _ = try DecodedPixels(decodingJPEG: bytes) })
+                    replay.append(seconds { _ = ProgressiveReplay().replay(bytes, path: file) })
+                    scoring.append(try seconds { _ = try DownloadQuality(measuring: bytes) })
+                    ssim.append(
+                        seconds {
+                            _ = ImageQuality.ssim(damaged, reference: luma.samples, width: luma.width, height: luma.height)
+                        })
+                }
+                let line = TimingLine(
+                    file: file, pixels: luma.width * luma.height, rounds: rounds, decodeSeconds: median(decode),
+                    replaySeconds: median(replay), downloadQualitySeconds: median(scoring), ssimSeconds: median(ssim),
+                    replayToDecode: median(zip(replay, decode).map { $0 / $1 }))
+                context.console.write(encodeJSONLine(line))
+            }
+            return .success
+        } catch {
+            context.console.error("\(error)")
+            return .failure
+        }
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,29 @@
+import LadderImaging
+
+/// Under `decoding.failOn: "warning"`, reads every JPEG source to its end of image and refuses
+/// it when libjpeg warns on the way.
+///
+/// libvips stops reading a JPEG once it has the rows it needs, so damage that libjpeg only
+/// notices at the next marker (flipped bytes mid-file: "Corrupt JPEG data: N extraneous bytes
+/// before marker") passes its fail-on-warning check, and the variants come out with garbage
+/// blocks. Reading the entropy-coded data alone (no pixels) costs a fraction of a decode;
+/// docs/BENCHMARKS.md has the figure.
+public enum StrictJPEGCheck {
+    /// Throws when `bytes` is a JPEG whose entropy-coded data libjpeg warns about. Other formats,
+    /// and other strictness levels, pass untouched.
+    public static func check(_ bytes: [UInt8], limits: DecodeLimits) throws(RenderFailure) {
+        guard limits.failOn == .warning, case .format(.jpeg) = ImageFormat.sniff(bytes) else { return }
+        let read: JPEGEntropyRead
+        do {
+            read = try JPEGEntropyRead(reading: bytes, memoryLimit: limits.decoderMemoryBytes)
+        } catch {
+            throw RenderFailure("decode JPEG: \(error.reason)")
+        }
+        guard read.warnings == 0 else {
+            let count = read.warnings == 1 ? "a warning" : "\(read.warnings) warnings"
+            throw RenderFailure(
+                "damaged JPEG data: libjpeg raised \(count) reading to the end of the image (\(read.lastWarning ?? "no text")); refused under decoding.failOn \"warning\""
+            )
+        }
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+public import LadderImaging
+
+extension Directory {
+    /// Bytes read at a time when hashing: memory stays at this, whatever the file's size.
+    static let digestBufferBytes = 1 << 20
+
+    /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
+    /// checksum fed piece by piece), and its size. Refuses symbolic links and special files,
+    /// as `readFile` does.
+    public func digest(of name: String, _ algorithm: Checksum.Algorithm) throws(FileSystemError) -> (
+        hex: String, bytes: Int
+    ) {
+        let filePath = FilePath.join(path, name)
+        let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard file >= 0 else { throw FileSystemError.current("read", filePath) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", filePath) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileSystemError(operation: "read", path: filePath, code: 0, reason: "not a regular file")
+        }
+        var checksum = Checksum(algorithm)
+        var total = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: Self.digestBufferBytes, alignment: MemoryLayout<UInt64>.alignment)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(file, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError.current("read", filePath)
+            }
+            if count == 0 { break }
+            checksum.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            total += count
+        }
+        return (checksum.hexDigest(), total)
+    }
+}

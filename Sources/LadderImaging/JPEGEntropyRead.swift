@@ -1,0 +1,48 @@
+internal import CLadder
+
+/// What libjpeg-turbo finds reading a JPEG's entropy-coded data to its end of image, without
+/// producing pixels (Wraps jpeg_read_coefficients() and jpeg_finish_decompress()).
+///
+/// libjpeg reports damaged entropy data ("Corrupt JPEG data: N extraneous bytes before marker",
+/// bad Huffman codes, a premature end) only as warnings, and only once it reaches the damage;
+/// a decoder that stops at the last row it needs (as libvips does) never sees some of them.
+/// Reading every scan to the end of image sees them all, at the cost of entropy decoding alone
+/// (no inverse DCT, upsampling or color conversion).
+public struct JPEGEntropyRead: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var components: Int
+    public var isProgressive: Bool
+    public var isArithmetic: Bool
+    /// The scans libjpeg read: its own count, independent of ladder's segment walk.
+    public var scans: Int
+    /// libjpeg's warnings on the way to the end of image.
+    public var warnings: Int
+    /// The text of the last warning, when there was one.
+    public var lastWarning: String?
+
+    /// Reads `bytes` to the end of image; libjpeg's coefficient buffers may use at most
+    /// `memoryLimit` bytes (a larger image fails with libjpeg's error instead).
+    public init(reading bytes: [UInt8], memoryLimit: Int) throws(ImagingError) {
+        var result = ladder_jpeg_coefficients_result()
+        let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return -2 }
+            return ladder_jpeg_read_coefficients(base, buffer.count, memoryLimit, &result)
+        }
+        let message = withUnsafeBytes(of: result.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard status == 0 else {
+            throw ImagingError(
+                operation: "read JPEG data", path: nil, reason: status == -2 ? "the file is empty" : message)
+        }
+        width = Int(result.width)
+        height = Int(result.height)
+        components = Int(result.components)
+        isProgressive = result.progressive != 0
+        isArithmetic = result.arithmetic != 0
+        scans = Int(result.scans)
+        warnings = Int(result.warnings)
+        lastWarning = warnings > 0 && !message.isEmpty ? message : nil
+    }
+}

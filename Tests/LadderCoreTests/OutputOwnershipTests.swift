@@ -1,0 +1,191 @@
+import Foundation
+import LadderCore
+import LadderImaging
+import LadderManifest
+import LadderTestSupport
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A build touches only what is its own: the files its previous manifest listed and its own
+/// leftovers; paths are told apart by their bytes; failed sources are remembered by content.
+@Suite("Output ownership")
+struct OutputOwnershipTests {
+    /// Two pipelines, `a/` and `b/`, each with its own photos, writing into one folder `out/`
+    /// with manifests `out/a.json` and `out/b.json`.
+    static func twoPipelines() throws -> TemporaryDirectory {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        for (index, name) in ["a", "b"].enumerated() {
+            try folder.write(
+                TestImages.gradientJPEG(width: 300 + index * 20, height: 200, seed: 40 + index),
+                to: "\(name)/photos/\(name).jpg")
+            try folder.write(
+                #"{"sources": ["photos"], "output": "../out", "manifest": "../out/\#(name).json"}"#,
+                to: "\(name)/pipeline.json")
+        }
+        return folder
+    }
+
+    static func build(_ pipeline: String, in folder: TemporaryDirectory) throws -> BuildReport {
+        let configuration = try PipelineConfiguration.load(from: folder.path(pipeline + "/pipeline.json"))
+        return try Builder(configuration: configuration, options: Builder.Options(jobs: 2)).run()
+    }
+
+    static func variantFiles(of manifest: String, in folder: TemporaryDirectory) throws -> [String] {
+        let parsed = try Manifest(jsonData: Data(folder.read("out/" + manifest)))
+        return parsed.images.values.flatMap { $0.variants.values.map { "out/" + $0.path } }.sorted()
+    }
+
+    @Test("two pipelines share an output folder: neither build deletes the other's variants, neither verify calls them unknown")
+    func sharedOutputFolder() throws {
+        let folder = try Self.twoPipelines()
+        try Self.build("a", in: folder)
+        try Self.build("b", in: folder)
+        let report = try Self.build("a", in: folder)
+        #expect(report.filesRemoved == 0)
+        let files = try Self.variantFiles(of: "a.json", in: folder) + Self.variantFiles(of: "b.json", in: folder)
+        #expect(files.count == 6)
+        for file in files { #expect(folder.exists(file), "\(file) is still there") }
+        for name in ["a", "b"] {
+            let configuration = try PipelineConfiguration.load(from: folder.path(name + "/pipeline.json"))
+            let verified = Verifier(configuration: configuration, options: Verifier.Options(jobs: 2)).run()
+            #expect(verified.problems.isEmpty, "verify of \(name): \(verified.problems)")
+        }
+    }
+
+    @Test("a build deletes the variants its previous manifest listed, and no variant-named file it never wrote")
+    func deletesOnlyWhatItOwned() throws {
+        let folder = try Self.twoPipelines()
+        try Self.build("a", in: folder)
+        let stranger = "out/ab/ab" + String(repeating: "0", count: 38) + "-full-12345678.jpg"
+        try folder.write([1, 2, 3], to: stranger)
+        let old = try Self.variantFiles(of: "a.json", in: folder)
+        try folder.write(TestImages.gradientJPEG(width: 310, height: 210, seed: 77), to: "a/photos/a.jpg")
+        let report = try Self.build("a", in: folder)
+        #expect(report.filesRemoved == 3)
+        for file in old { #expect(!folder.exists(file), "\(file), listed by the previous manifest, is removed") }
+        #expect(folder.exists(stranger), "a file no manifest of this pipeline listed is left alone")
+    }
+
+    @Test("names that differ only in Unicode normalization are two sources, each with its own picture")
+    func unicodeNormalization() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        let composed = "photos/caf\u{E9}.jpg"
+        let decomposed = "photos/cafe\u{301}.jpg"
+        #expect(Array(composed.utf8) != Array(decomposed.utf8) && composed == decomposed, "Swift says equal")
+        let first = try TestImages.gradientJPEG(width: 300, height: 200, seed: 1)
+        let second = try TestImages.gradientJPEG(width: 200, height: 300, seed: 2)
+        try folder.write(first, to: composed)
+        try folder.write(second, to: decomposed)
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        for round in 0..<2 {
+            let report = try Pipelines.build(in: folder)
+            #expect(report.sources == 2 && report.failed.isEmpty)
+            #expect(report.built == (round == 0 ? 2 : 0))
+            #expect(report.warnings.contains { $0.message.contains("Unicode normalization") }, "the warning stays")
+            let manifest = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+            #expect(manifest.images.count == 2)
+            let composedEntry = try #require(manifest.images[Checksum.hex(.sha1, of: first)])
+            let decomposedEntry = try #require(manifest.images[Checksum.hex(.sha1, of: second)])
+            #expect(composedEntry.sources.map { Array($0.utf8) } == [Array(composed.utf8)])
+            #expect(decomposedEntry.sources.map { Array($0.utf8) } == [Array(decomposed.utf8)])
+            #expect(composedEntry.width == 300 && decomposedEntry.width == 200)
+        }
+    }
+
+    @Test("a failed source that is replaced shows up as stale in verify")
+    func replacedFailureIsStale() throws {
+        TestImages.start()
+        for replacement in [Array("other notes".utf8), try TestImages.gradientJPEG(width: 300, height: 200)] {
+            let folder = TemporaryDirectory()
+            try folder.write(TestImages.gradientJPEG(width: 320, height: 200), to: "photos/good.jpg")
+            try folder.write("just some notes", to: "photos/notes.jpg")
+            try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+            try Pipelines.build(in: folder)
+            let configuration = try Pipelines.configuration(in: folder)
+            #expect(Verifier(configuration: configuration).run().isOK, "an unchanged failure is accounted for")
+            try folder.write(replacement, to: "photos/notes.jpg")
+            let problems = Verifier(configuration: configuration).run().problems
+            #expect(problems.contains { $0.path == "photos/notes.jpg" && $0.kind == "stale" }, "\(problems)")
+        }
+    }
+
+    /// Renders with the real renderer and counts the sources it is asked for.
+    final class CountingRenderer: SourceRendering {
+        let renders = Atomic<Int>(0)
+        func render(
+            _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
+        ) throws(RenderFailure) -> RenderedSource {
+            renders.add(1, ordering: .relaxed)
+            return try ExclusiveRenderer().render(bytes, variants: variants, settings: settings)
+        }
+    }
+
+    @Test("an unchanged failed source is not decoded again; new content, recipe or limits try it again")
+    func failureRemembered() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.gradientJPEG(width: 320, height: 200), to: "photos/good.jpg")
+        let whole = try TestImages.gradientJPEG(width: 400, height: 300, seed: 5)
+        try folder.write(Array(whole.prefix(whole.count / 2)), to: "photos/cut.jpg")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        func build() throws -> (BuildReport, Int) {
+            let counter = CountingRenderer()
+            let report = try Builder(
+                configuration: try Pipelines.configuration(in: folder), options: Builder.Options(jobs: 2),
+                renderer: counter
+            ).run()
+            return (report, counter.renders.load(ordering: .relaxed))
+        }
+        let (first, firstRenders) = try build()
+        #expect(firstRenders == 2 && first.failed.count == 1)
+        let manifestBefore = try folder.read("build/variants/manifest.json")
+        let (again, againRenders) = try build()
+        #expect(againRenders == 0, "the failure is remembered")
+        #expect(again.failed == first.failed, "and still reported, with its reason")
+        #expect(try folder.read("build/variants/manifest.json") == manifestBefore)
+
+        try Pipelines.write(#"{"sources": ["photos"], "limits": {"timeoutSeconds": 60}}"#, in: folder)
+        #expect(try build().1 == 1, "other limits: tried again")
+        try Pipelines.write(
+            #"{"sources": ["photos"], "limits": {"timeoutSeconds": 60}, "variants": {"full": {"quality": 70}}}"#,
+            in: folder)
+        #expect(try build().1 == 2, "another recipe: tried again (and the good source remade)")
+        try folder.write(Array(whole.prefix(whole.count / 3)), to: "photos/cut.jpg")
+        #expect(try build().1 == 1, "other content: tried again")
+    }
+
+    @Test("temporary files a killed build left in .ladder/ are removed")
+    func stateLeftovers() throws {
+        let folder = try BuildTests.project(photos: 1)
+        try Pipelines.build(in: folder)
+        let leftover = ".ladder/" + Directory.temporaryPrefix + "4242-17-stat-cache"
+        try folder.write([1, 2, 3], to: leftover)
+        try Pipelines.build(in: folder)
+        #expect(!folder.exists(leftover))
+    }
+
+    @Test("the output folder's lock is a flock on a regular file, which a second build respects")
+    func regularFileLock() throws {
+        let folder = try BuildTests.project(photos: 1)
+        try Pipelines.build(in: folder)
+        let lockPath = folder.path("build/variants/" + OutputOwnership.lockFileName)
+        let descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
+        #expect(descriptor >= 0, "the lock file exists")
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var status = stat()
+        #expect(fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG)
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let builder = Builder(
+            configuration: try Pipelines.configuration(in: folder), options: Builder.Options(jobs: 1, waitForLock: false))
+        #expect { try builder.run() } throws: { "\($0)".contains("locked") || "\($0)".contains("another") }
+        flock(descriptor, LOCK_UN)
+        #expect(throws: Never.self) { try builder.run() }
+    }
+}

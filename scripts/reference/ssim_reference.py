@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Reference SSIM values for Tests/LadderCoreTests/ImageQualityTests.swift, from scikit-image.
+
+The test planes are generated here exactly as the Swift test generates them (integer arithmetic
+and a xorshift32 noise source), and compared with scikit-image's structural_similarity set up as
+Wang et al. 2004 define SSIM: an 11x11 Gaussian window with sigma 1.5, K1 0.01, K2 0.03, the
+population (not sample) covariance, and a data range of 255. scikit-image averages the SSIM map
+over the windows that lie wholly inside the plane, as Wang et al.'s ssim_index.m does ('valid').
+
+    python3 -m pip install scikit-image==0.26.0 numpy
+    python3 scripts/reference/ssim_reference.py
+
+prints the Swift table that the test holds. Run once; the tests do not need Python.
+"""
+import numpy as np
+import skimage
+from skimage.metrics import structural_similarity
+
+
+def xorshift_noise(count, seed=2463534242):
+    """count values of xorshift32 (Marsaglia 2003), in the order the Swift test draws them."""
+    state = seed
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        out[i] = state
+    return out
+
+
+def gradient(w, h):
+    y, x = np.mgrid[0:h, 0:w].astype(np.int64)
+    return (x * 255 * (h - 1) + y * 255 * (w - 1)) // (2 * (w - 1) * (h - 1))
+
+
+def texture(w, h):
+    y, x = np.mgrid[0:h, 0:w].astype(np.int64)
+    return (x * x + 3 * y * y + 5 * x * y) % 256
+
+
+def noisy(plane, amplitude):
+    h, w = plane.shape
+    r = xorshift_noise(w * h).reshape(h, w)
+    return np.clip(plane + r % (2 * amplitude + 1) - amplitude, 0, 255)
+
+
+def box_blur(plane):
+    h, w = plane.shape
+    padded = np.pad(plane, 1, mode="edge")
+    total = sum(padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3))
+    return (total + 4) // 9
+
+
+def quantized(plane):
+    return (plane & 0xE0) | 0x10
+
+
+def flat(w, h, value):
+    return np.full((h, w), value, dtype=np.int64)
+
+
+CASES = [
+    # name, width, height, picture, reference
+    ("noisy gradient", 64, 48, lambda w, h: noisy(gradient(w, h), 20), gradient),
+    ("blurred texture", 37, 53, lambda w, h: box_blur(texture(w, h)), texture),
+    ("quantized texture", 80, 60, lambda w, h: quantized(texture(w, h)), texture),
+    ("brighter gradient", 50, 40, lambda w, h: np.clip(gradient(w, h) + 10, 0, 255), gradient),
+    ("inverted texture", 40, 30, lambda w, h: 255 - texture(w, h), texture),
+    ("flat against noise", 33, 21, lambda w, h: flat(w, h, 128), lambda w, h: noisy(flat(w, h, 128), 30)),
+    ("one window", 11, 11, lambda w, h: noisy(texture(w, h), 40), texture),
+    ("wide noisy texture", 300, 17, lambda w, h: noisy(texture(w, h), 12), texture),
+]
+
+
+def main():
+    print(f"// scikit-image {skimage.__version__}, numpy {np.__version__}")
+    for name, w, h, make_picture, make_reference in CASES:
+        picture = make_picture(w, h).astype(np.float64)
+        reference = make_reference(w, h).astype(np.float64)
+        value = structural_similarity(
+            picture, reference, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
+            data_range=255, K1=0.01, K2=0.03)
+        print(f'("{name}", {w}, {h}, {value:.12f}),')
+
+
+if __name__ == "__main__":
+    main()
