@@ -72,7 +72,7 @@ struct ConfigurationTests {
             }
             """)
         #expect(configuration.variants.count == 3)
-        #expect(configuration.variants.first { $0.name == "full" }?.progressive == .recommended)
+        #expect(configuration.variants.first { $0.name == "full" }?.progressive == .automatic(scans: 5))
     }
 
     @Test("\"$comment\" notes are allowed in every object, as strings, and change nothing")

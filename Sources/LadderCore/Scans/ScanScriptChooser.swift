@@ -80,7 +80,8 @@ public struct ScanScriptChooser: Sendable {
         // and at least 8 of them.
         let rowHeight = 8 * (structure.components.map(\.verticalSampling).max() ?? 1)
         let rows = (structure.height + rowHeight - 1) / rowHeight
-        let wanted = (structure.width * structure.height + scoringPixels - 1) / max(1, scoringPixels)
+        let pixels = structure.width * structure.height
+        let wanted = pixels <= scoringPixels ? 1 : (pixels + scoringPixels - 1) / max(1, scoringPixels)
         let every = max(1, min(wanted, rows / 8))
         let coefficients = try JPEGCoefficients(reading: jpeg, sampleEvery: every)
         let candidates = ScanScriptCandidates.all(scans: scans, components: coefficients.components)
@@ -95,7 +96,8 @@ public struct ScanScriptChooser: Sendable {
         // the whole file has the source's metadata segments in its head.
         let sampledRows = (rows + every - 1) / every
         let dataScale = Double(rows) / Double(sampledRows)
-        let metadataBytes = structure.applicationSegments.reduce(0) { $0 + $1.length }
+        // (A sample is written without markers; the whole image, when not sampled, with them.)
+        let metadataBytes = coefficients.isSampled ? structure.applicationSegments.reduce(0) { $0 + $1.length } : 0
 
         // Scan -> (bytes before its data: tables and SOS header, or the whole head of the
         // file for the first scan; bytes of entropy-coded data).
