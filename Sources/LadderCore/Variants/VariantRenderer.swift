@@ -62,8 +62,9 @@ public struct VariantRenderer: SourceRendering {
                         scans: recipe.scanCount(components: image.bands), bytes: encoded.bytes,
                         script: encoded.script, budgetAdvice: encoded.budgetAdvice))
             }
-            return RenderedSource(
-                facts: SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep), variants: rendered)
+            var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
+            facts.placeholder = try Placeholder(of: pictures.last ?? decoded)
+            return RenderedSource(facts: facts, variants: rendered)
 
         } catch {
             throw RenderFailure(Self.oneLine(error))
