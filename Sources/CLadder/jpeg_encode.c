@@ -84,7 +84,7 @@ int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int b
     cinfo.in_color_space = bands == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, options->quality, TRUE);
-    cinfo.optimize_coding = TRUE;
+    cinfo.optimize_coding = options->standard_tables && options->scan_count == 0 ? FALSE : TRUE;
     if (bands == 3 && options->full_chroma) {
         cinfo.comp_info[0].h_samp_factor = 1;
         cinfo.comp_info[0].v_samp_factor = 1;

@@ -25,6 +25,21 @@ public struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
+extension JPEGScan {
+    /// The scan as the C shim passes it to libjpeg.
+    var libjpegScan: ladder_jpeg_scan {
+        var indices: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &indices) { raw in
+            for (index, component) in components.prefix(4).enumerated() {
+                raw.storeBytes(of: Int32(component), toByteOffset: index * 4, as: Int32.self)
+            }
+        }
+        return ladder_jpeg_scan(
+            component_count: Int32(components.count), components: indices,
+            ss: Int32(ss), se: Int32(se), ah: Int32(ah), al: Int32(al))
+    }
+}
+
 /// How to encode a JPEG.
 public struct JPEGEncoding: Sendable, Hashable {
     /// libjpeg quality, 1...100.
@@ -37,6 +52,9 @@ public struct JPEGEncoding: Sendable, Hashable {
     public var exif: [UInt8]?
     /// An ICC profile to embed.
     public var iccProfile: [UInt8]?
+    /// For a baseline file: libjpeg's standard Huffman tables instead of optimal ones (faster,
+    /// larger; for files that only carry coefficients to be re-scanned).
+    public var standardTables = false
 
     public init(
         quality: Int, fullChroma: Bool, scans: [JPEGScan] = [], exif: [UInt8]? = nil,
@@ -59,17 +77,7 @@ extension Image {
                 operation: "encode JPEG", path: nil,
                 reason: "expected 8-bit grayscale or RGB pixels, got \(bands) bands")
         }
-        let scans = encoding.scans.map { scan in
-            var components: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &components) { raw in
-                for (index, component) in scan.components.prefix(4).enumerated() {
-                    raw.storeBytes(of: Int32(component), toByteOffset: index * 4, as: Int32.self)
-                }
-            }
-            return ladder_jpeg_scan(
-                component_count: Int32(scan.components.count), components: components,
-                ss: Int32(scan.ss), se: Int32(scan.se), ah: Int32(scan.ah), al: Int32(scan.al))
-        }
+        let scans = encoding.scans.map(\.libjpegScan)
         var message = [CChar](repeating: 0, count: 256)
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
@@ -81,7 +89,8 @@ extension Image {
                             quality: Int32(encoding.quality), full_chroma: encoding.fullChroma ? 1 : 0,
                             scans: scanBuffer.baseAddress, scan_count: Int32(scanBuffer.count),
                             exif: exif.baseAddress, exif_length: exif.count,
-                            icc: icc.baseAddress, icc_length: icc.count)
+                            icc: icc.baseAddress, icc_length: icc.count,
+                            standard_tables: encoding.standardTables ? 1 : 0)
                         return ladder_jpeg_encode(
                             pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
                             Int32(width), Int32(height), Int32(bands), width * bands,

@@ -131,6 +131,10 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// Identifies the recipe and encoder that made the file; a different value means the
         /// file must be made again.
         public var recipe: String
+        /// The scan script of a progressive file, in jpegtran's notation ("0,1,2: 0-0, 0, 0;
+        /// 0: 1-63, 0, 1; ..."): the one chosen for this image, or the fixed one. Absent for
+        /// baseline files and in manifests written before ladder recorded it.
+        public var script: String?
         /// Progressive files only: for each scan in order, the byte offset just past its
         /// entropy-coded data, so that the first `scanEnds[k]` bytes are enough to show scan
         /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
@@ -139,8 +143,9 @@ public struct Manifest: Sendable, Equatable, Codable {
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String, scanEnds: [Int]? = nil
+            recipe: String, scanEnds: [Int]? = nil, script: String? = nil
         ) {
+            self.script = script
             self.path = path
             self.width = width
             self.height = height

@@ -72,7 +72,7 @@ struct ConfigurationTests {
             }
             """)
         #expect(configuration.variants.count == 3)
-        #expect(configuration.variants.first { $0.name == "full" }?.progressive == .recommended)
+        #expect(configuration.variants.first { $0.name == "full" }?.progressive == .automatic(scans: 5))
     }
 
     @Test("\"$comment\" notes are allowed in every object, as strings, and change nothing")
@@ -151,8 +151,11 @@ struct ConfigurationTests {
             #"{"sources": ["photos"], "variants": {"full": {"progressive": {"script": {"color": "0,1,2: 0-0,0,0; 0,1: 1-63,0,0; 2: 1-63,0,0;"}}}}}"#,
             at: "$.variants.full.progressive.script.color", saying: "an AC scan may carry only one component")
         Self.expectRefused(
-            #"{"sources": ["photos"], "variants": {"full": {"progressive": {"scans": 7}}}}"#,
-            at: "$.variants.full.progressive.script", saying: "no built-in 7-scan")
+            #"{"sources": ["photos"], "variants": {"full": {"progressive": {"scans": 3}}}}"#,
+            at: "$.variants.full.progressive.scans", saying: "3 scans cannot carry a color image")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "variants": {"full": {"progressive": {"script": "best"}}}}"#,
+            at: "$.variants.full.progressive.script", saying: "expected \"auto\"")
         Self.expectRefused(
             #"{"sources": ["photos"], "variants": {"full": {"progressive": {"scans": 6, "script": {"color": "0,1,2: 0-0,0,0; 0: 1-63,0,1; 2: 1-63,0,0; 1: 1-63,0,0; 0: 1-63,1,0;"}}}}}"#,
             at: "$.variants.full.progressive.script", saying: "has 5 scans but the variant asks for 6")

@@ -100,6 +100,9 @@ typedef struct ladder_jpeg_encode_options {
     /// An ICC profile to embed as APP2 chunks, or NULL.
     const unsigned char *_Nullable icc;
     size_t icc_length;
+    /// Non-zero: libjpeg's standard Huffman tables instead of optimal ones (a baseline file
+    /// that only carries coefficients to be re-scanned needs no second pass).
+    int standard_tables;
 } ladder_jpeg_encode_options;
 
 /// Encodes 8-bit grayscale (1 band) or RGB (3 bands) pixels with libjpeg-turbo, honouring an
@@ -109,6 +112,46 @@ int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int b
                        const ladder_jpeg_encode_options *options,
                        unsigned char *_Nullable *_Nonnull out, unsigned long *out_length,
                        char *message, size_t message_capacity);
+
+// MARK: - libjpeg-turbo lossless re-scanning
+
+/// The quantized DCT coefficients of one JPEG, read once (jpeg_read_coefficients) so that the
+/// same image can be written with several scan scripts without any loss.
+typedef struct ladder_coefficients ladder_coefficients;
+
+/// Reads the coefficients and markers of the JPEG in `data` (copied). With `sample_every` > 1,
+/// also keeps a sample of the image: every `sample_every`-th row of iMCUs (16 or 8 pixel rows),
+/// a smaller image with the same detail, for measuring scans cheaply. Returns NULL with
+/// libjpeg's message when the file cannot be read.
+ladder_coefficients *_Nullable ladder_coefficients_read(const unsigned char *data, size_t length,
+                                                        int sample_every, char *message,
+                                                        size_t message_capacity);
+
+/// The number of color components of the image.
+int ladder_coefficients_components(const ladder_coefficients *coefficients);
+
+/// Writes the coefficients with every marker of the source and the scan script `scans`
+/// (`scan_count` scans); a `scan_count` of -1 writes libjpeg's default progression
+/// (jpeg_simple_progression), 0 a baseline file. With `sample` non-zero, writes the sample
+/// instead, without markers. Returns 0 and a malloc'ed buffer in `out` (release with free), or
+/// -1 with libjpeg's message (an illegal script, for one).
+int ladder_coefficients_write(ladder_coefficients *coefficients, int sample,
+                              const ladder_jpeg_scan *_Nullable scans,
+                              int scan_count, unsigned char *_Nullable *_Nonnull out,
+                              unsigned long *out_length, char *message, size_t message_capacity);
+
+void ladder_coefficients_free(ladder_coefficients *_Nullable coefficients);
+
+/// Decodes a progressive JPEG in buffered-image mode (block smoothing on, as browsers decode) at
+/// 1/`scale_denom` of its size, luma only, and renders the picture after each scan listed in
+/// `wanted` (1-based), absorbing input only up to the next scan's header first. `planes` receives
+/// a malloc'ed buffer of `wanted_count` planes of width x height bytes, in the order of `wanted`
+/// (release with free); `offsets[k - 1]` the byte count after which scan k can be shown, for
+/// every scan up to the last wanted (the array must hold that many); `scan_count` the scans
+/// seen. Returns 0, or -1 with libjpeg's message.
+int ladder_jpeg_scan_lumas(const unsigned char *data, size_t length, int scale_denom, const int *wanted,
+                           int wanted_count, unsigned char *_Nullable *_Nonnull planes, size_t *offsets,
+                           int *scan_count, int *width, int *height, char *message, size_t message_capacity);
 
 // MARK: - libjpeg-turbo progressive replay
 

@@ -6,7 +6,8 @@ import LadderImaging
 struct ReplayCommand: LadderCommand {
     static let name = "replay"
     static let summary = "Replay how JPEG files load progressively, scan by scan."
-    static let synopsis = "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE]"
+    static let synopsis =
+        "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE] [--compare [--candidates]]"
     static let discussion = """
         Feeds each file to libjpeg-turbo chunk by chunk, as a browser or an app's incremental
         image source receives it, and renders what can be shown after each scan. For every scan
@@ -24,6 +25,16 @@ struct ReplayCommand: LadderCommand {
         OptionSpec(
             names: ["--first-paint-budget"], value: "SHARE",
             help: "The share of a file (0 to 1) by which the first picture must show.", defaultText: "0.25"),
+        OptionSpec(
+            names: ["--compare"],
+            help:
+                "Instead, print the quality over the download of each file as it is, re-scanned with libjpeg's default progression (10 scans for color), and re-scanned with the fixed 5-scan script: the same coefficients, losslessly."
+        ),
+        OptionSpec(
+            names: ["--candidates"],
+            help:
+                "With --compare, also every candidate script \"script\": \"auto\" chooses from, with the chooser's estimate next to the replayed measure."
+        ),
     ]
     static let exitCodes: [(ExitCode, String)] = [
         (.success, "every file loads as it should"),
@@ -36,6 +47,8 @@ struct ReplayCommand: LadderCommand {
     var json = false
     var replayOptions = ProgressiveReplay.Options()
     var verbosity = Verbosity.normal
+    var compare = false
+    var candidates = false
 
     init(parsing options: ParsedOptions) throws(UsageError) {
         files = options.positional
@@ -52,10 +65,14 @@ struct ReplayCommand: LadderCommand {
             replayOptions.firstPaintBudget = share
         }
         verbosity = try Verbosity(options, command: Self.name)
+        compare = options.has("--compare")
+        candidates = options.has("--candidates")
+        if candidates && !compare { throw UsageError("--candidates goes with --compare", command: Self.name) }
     }
 
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
+        if compare { return runComparison(console) }
         let replay = ProgressiveReplay(options: replayOptions)
         var reports: [ReplayReport] = []
         for file in files {
@@ -78,5 +95,38 @@ struct ReplayCommand: LadderCommand {
             for report in reports { ReplayText.print(report, console: console, verbose: verbosity == .verbose) }
         }
         return reports.allSatisfy { $0.problems.isEmpty } ? .success : .failure
+    }
+
+    /// `--compare`: three versions of each file's coefficients (and, with --candidates, every
+    /// candidate script), each replayed and scored.
+    private func runComparison(_ console: Console) -> ExitCode {
+        var results: [ScanComparisonJSON] = []
+        var failed = false
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                console.error(
+                    "cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")"
+                )
+                return .ioError
+            }
+            let bytes = [UInt8](data)
+            do {
+                var versions = try ScanComparison.compare(bytes, scans: replayOptions.expectedScans ?? 5)
+                if candidates {
+                    versions += try ScanComparison.candidates(
+                        bytes, scans: replayOptions.expectedScans ?? 5, firstPictureBudget: replayOptions.firstPaintBudget)
+                }
+                results.append(ScanComparisonJSON(path: file, versions: versions, error: nil))
+            } catch {
+                failed = true
+                results.append(ScanComparisonJSON(path: file, versions: [], error: error.reason))
+            }
+        }
+        if json {
+            console.write(encodeJSONLine(ScanComparisonOutput(files: results)))
+        } else {
+            for result in results { ScanComparisonText.print(result, console: console) }
+        }
+        return failed ? .failure : .success
     }
 }

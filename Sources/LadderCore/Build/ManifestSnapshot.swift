@@ -18,8 +18,8 @@ import LadderManifest
 ///     image <sha1> <width> <height> <format> <bytes> <orientation> <captured> <gpsRemoved>
 ///     source <path>                    (belongs to the image above)
 ///     placeholder <placeholder> <averageColor> <hasAlpha>   (belongs to the image above)
-///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <scanEnds>
-///                                      (scanEnds comma-separated; absent in older snapshots)
+///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <scanEnds> <script>
+///                                      (scanEnds comma-separated; both absent in older snapshots)
 ///     failure <source path> <reason>
 ///     failure-sha1 <source path> <sha1>  (the SHA1 of a failed source's bytes)
 ///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
@@ -30,7 +30,7 @@ struct ManifestSnapshot: Equatable {
     var manifest: Manifest
 
     static let fileName = "manifest-snapshot"
-    static let header = "ladder-manifest-snapshot 1"
+    static let header = "ladder-manifest-snapshot 2"
 
     // MARK: - Writing
 
@@ -62,7 +62,7 @@ struct ManifestSnapshot: Equatable {
                         "variant", name, variant.path, String(variant.width), String(variant.height),
                         String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
                         variant.recipe,
-                    ], optionals: [variant.scanEnds.map(ScanEnds.text)])
+                    ], optionals: [variant.scanEnds.map(ScanEnds.text), variant.script])
             }
         }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
@@ -137,17 +137,19 @@ struct ManifestSnapshot: Equatable {
             case ("source", 1):
                 guard current != nil, let path = values[0].text else { return nil }
                 current!.entry.sources.append(path)
-            case ("variant", 9), ("variant", 10):
+            case ("variant", 9), ("variant", 10), ("variant", 11):
                 guard current != nil, let name = values[0].text, let path = values[1].text,
                     let width = values[2].integer, let height = values[3].integer, let size = values[4].integer,
                     let sha256 = values[5].text, let scans = values[7].integer, let recipe = values[8].text,
-                    let scanEnds = values.count == 10 ? values[9].optionalText : .some(nil)
+                    let scanEnds = values.count >= 10 ? values[9].optionalText : .some(nil),
+                    let script = values.count == 11 ? values[10].optionalText : .some(nil)
                 else { return nil }
                 let ends = scanEnds.map(ScanEnds.parse)
                 guard ends != .some(nil) else { return nil }
                 current!.entry.variants[name] = Manifest.VariantEntry(
                     path: path, width: width, height: height, bytes: size, sha256: sha256,
-                    progressive: values[6].text == "1", scans: scans, recipe: recipe, scanEnds: ends ?? nil)
+                    progressive: values[6].text == "1", scans: scans, recipe: recipe, scanEnds: ends ?? nil,
+                    script: script)
             case ("failure", 2):
                 guard let path = values[0].text, let reason = values[1].text else { return nil }
                 failures[path] = reason

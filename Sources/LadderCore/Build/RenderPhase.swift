@@ -110,7 +110,9 @@ struct RenderPhase {
                 height: variant.size.height, bytes: variant.bytes.count,
                 sha256: Checksum.hex(.sha256, of: variant.bytes),
                 progressive: variant.progressive, scans: variant.scans, recipe: fingerprint,
-                scanEnds: variant.progressive ? JPEGStructure.scanEnds(of: variant.bytes) : nil)
+                scanEnds: variant.progressive ? JPEGStructure.scanEnds(of: variant.bytes) : nil,
+                script: variant.script?.description)
+            if let advice = variant.budgetAdvice { observer?.warning("\(file.path): \(variant.name): \(advice)") }
             state.withLock {
                 $0.touchedFolders.insert(folderName)
                 $0.filesWritten += 1

@@ -61,7 +61,7 @@ extension PipelineConfiguration {
         let exclude = try globs(reader.stringArray("exclude", default: []), reader, "exclude")
         let output = try reader.string("output", default: defaultOutput)
         let manifest = try reader.string("manifest", default: defaultManifest(output: output))
-        let variants = try readVariants(&reader)
+        var variants = try readVariants(&reader)
         let backgroundText = try reader.string("background", default: RGBColor.white.description)
         guard let background = RGBColor(hex: backgroundText) else {
             throw reader.error("background", "expected a color written \"#rrggbb\", found \"\(backgroundText)\"")
@@ -81,6 +81,10 @@ extension PipelineConfiguration {
             try metadataReader.finish(known: ["keep"])
         }
         let replay = try readReplay(&reader)
+        // Scripts chosen per image must show their first picture within the replay budget.
+        for index in variants.indices {
+            variants[index].progressive?.automatic?.firstPictureBudget = replay.firstPaintBudget
+        }
         let limits = try readLimits(&reader)
         let followSymlinks = try reader.bool("followSymlinks", default: false)
         try reader.finish(known: knownKeys)
@@ -153,7 +157,7 @@ extension PipelineConfiguration {
         case nil, .bool(false):
             progressive = nil
         case .bool(true):
-            progressive = .recommended
+            progressive = .automatic(scans: ProgressiveScripts.recommended.scanCount)
         case let value?:
             var progressiveReader = try ConfigurationReader(
                 file: reader.file, path: ConfigurationReader.child(reader.path, "progressive"), value: value)
@@ -173,7 +177,16 @@ extension PipelineConfiguration {
         _ = reader.value("scans")
         var color: ScanScript?
         var grayscale: ScanScript?
-        if var scriptReader = try reader.reader("script") {
+        if case .string(let text)? = reader.value("script") {
+            guard text == "auto" else {
+                throw reader.error(
+                    "script",
+                    "expected \"auto\" or an object {\"color\": ..., \"grayscale\": ...} of scan scripts, found \"\(text)\""
+                )
+            }
+            try reader.finish(known: ["scans", "script"])
+            return try automaticScripts(scans: scans ?? ProgressiveScripts.recommended.scanCount, reader)
+        } else if var scriptReader = try reader.reader("script") {
             func script(
                 _ key: String, components: Int, reader: inout ConfigurationReader
             ) throws(ConfigurationError) -> ScanScript? {
@@ -192,6 +205,9 @@ extension PipelineConfiguration {
             try scriptReader.finish(known: ["color", "grayscale"])
         }
         try reader.finish(known: ["scans", "script"])
+        if color == nil && grayscale == nil {
+            return try automaticScripts(scans: scans ?? ProgressiveScripts.recommended.scanCount, reader)
+        }
 
         let wanted = scans ?? color?.scans.count ?? grayscale?.scans.count ?? ProgressiveScripts.recommended.scanCount
         func pick(_ given: ScanScript?, _ builtIn: ScanScript, _ key: String) throws(ConfigurationError) -> ScanScript {
@@ -215,6 +231,19 @@ extension PipelineConfiguration {
         return ProgressiveScripts(
             color: try pick(color, .recommendedColor, "color"),
             grayscale: try pick(grayscale, .recommendedGrayscale, "grayscale"))
+    }
+
+    /// `"script": "auto"` (the default): a script chosen per image among `scans`-scan candidates.
+    private static func automaticScripts(
+        scans: Int, _ reader: ConfigurationReader
+    ) throws(ConfigurationError) -> ProgressiveScripts {
+        guard let scripts = ProgressiveScripts.automatic(scans: scans) else {
+            throw reader.error(
+                "scans",
+                "\(scans) scans cannot carry a color image (its DC, luma and two chroma components need at least 4); ask for 4 or more, or give a fixed script"
+            )
+        }
+        return scripts
     }
 
     private static func readReplay(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> ReplaySettings {
@@ -249,10 +278,22 @@ extension PipelineConfiguration {
                 let complete =
                     budget.has("completeSeconds")
                     ? try budget.number("completeSeconds", in: 0.001...86_400, default: nil) : nil
+                let ssim = budget.has("ssim") ? try budget.number("ssim", in: 0.01...1, default: nil) : nil
+                let ssimSeconds =
+                    budget.has("ssimSeconds") ? try budget.number("ssimSeconds", in: 0.001...86_400, default: nil) : nil
+                guard (ssim == nil) == (ssimSeconds == nil) else {
+                    throw budget.error(
+                        ssim == nil ? "ssimSeconds" : "ssim",
+                        "give \"ssim\" and \"ssimSeconds\" together: a picture at least that close to the final one within that time"
+                    )
+                }
                 _ = budget.value("firstPictureSeconds")
                 _ = budget.value("completeSeconds")
-                try budget.finish(known: ["firstPictureSeconds", "completeSeconds"])
-                settings.budgets[name] = TimeBudget(firstPictureSeconds: first, completeSeconds: complete)
+                _ = budget.value("ssim")
+                _ = budget.value("ssimSeconds")
+                try budget.finish(known: ["firstPictureSeconds", "completeSeconds", "ssim", "ssimSeconds"])
+                settings.budgets[name] = TimeBudget(
+                    firstPictureSeconds: first, completeSeconds: complete, ssim: ssim, ssimSeconds: ssimSeconds)
             }
             try budgetsReader.finish(known: [])
         }

@@ -74,10 +74,32 @@ public struct TimeBudget: Sendable, Equatable {
     public var firstPictureSeconds: Double?
     /// The full-size image must be complete within this time.
     public var completeSeconds: Double?
+    /// A picture at least this close to the final one (SSIM on luma) must show within
+    /// `ssimSeconds`: "SSIM 0.95 within 3 s". Checked by `ladder verify --replay`, which measures.
+    public var ssim: Double?
+    public var ssimSeconds: Double?
 
-    public init(firstPictureSeconds: Double? = nil, completeSeconds: Double? = nil) {
+    public init(
+        firstPictureSeconds: Double? = nil, completeSeconds: Double? = nil, ssim: Double? = nil,
+        ssimSeconds: Double? = nil
+    ) {
         self.firstPictureSeconds = firstPictureSeconds
         self.completeSeconds = completeSeconds
+        self.ssim = ssim
+        self.ssimSeconds = ssimSeconds
+    }
+
+    /// What is wrong with `timeline` against the SSIM budget, or nil (also when the timeline
+    /// carries no measured quality).
+    func ssimProblem(_ timeline: LadderTimeline, profile: String, image: String) -> String? {
+        guard let target = ssim, let limit = ssimSeconds, timeline.events.contains(where: { $0.ssim != nil }) else {
+            return nil
+        }
+        let reached = timeline.events.first { $0.shown && ($0.ssim ?? 0) >= target }?.seconds
+        if let reached, reached <= limit { return nil }
+        let when = reached.map { "only after \(formatNumber(($0 * 100).rounded() / 100)) s" } ?? "never (only when complete)"
+        return
+            "on \(profile) \(image) shows a picture with SSIM \(formatNumber(target)) \(when), over the budget of \(formatNumber(limit)) s"
     }
 }
 

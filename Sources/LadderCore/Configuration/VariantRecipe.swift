@@ -65,19 +65,52 @@ public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable, Codable
 }
 
 /// The scan scripts of a progressive variant: one for color images, one for grayscale ones,
-/// with the same number of scans.
+/// with the same number of scans, or (`"script": "auto"`) one chosen per image.
 public struct ProgressiveScripts: Sendable, Hashable, Codable {
+    /// The fixed scripts; with `automatic`, what `ladder replay --compare` calls the fixed script.
     public var color: ScanScript
     public var grayscale: ScanScript
+    /// Set when each image gets the script that shows it best (`ScanScriptChooser`).
+    public var automatic: AutomaticScript?
 
-    public init(color: ScanScript, grayscale: ScanScript) {
-        self.color = color
-        self.grayscale = grayscale
+    /// How `"script": "auto"` chooses.
+    public struct AutomaticScript: Sendable, Hashable, Codable {
+        /// The largest share of the file after which the first picture may show
+        /// (replay.firstPaintBudget, so that what the build makes passes `ladder verify --replay`).
+        public var firstPictureBudget: Double
+
+        public init(firstPictureBudget: Double) { self.firstPictureBudget = firstPictureBudget }
     }
 
-    /// The recommended 5-scan scripts.
+    public init(color: ScanScript, grayscale: ScanScript, automatic: AutomaticScript? = nil) {
+        self.color = color
+        self.grayscale = grayscale
+        self.automatic = automatic
+    }
+
+    /// The recommended 5-scan scripts, fixed.
     public static let recommended = ProgressiveScripts(
         color: .recommendedColor, grayscale: .recommendedGrayscale)
+
+    /// A script chosen per image among `scans`-scan candidates (nil when fewer than 4 scans
+    /// cannot carry a color image); the fixed fallbacks are the recommended scripts for 5 scans,
+    /// else the first candidate.
+    public static func automatic(scans: Int, firstPictureBudget: Double = ReplaySettings().firstPaintBudget)
+        -> ProgressiveScripts?
+    {
+        func fixed(_ recommended: ScanScript, components: Int) -> ScanScript? {
+            scans == recommended.scans.count
+                ? recommended : ScanScriptCandidates.all(scans: scans, components: components).first
+        }
+        guard let color = fixed(.recommendedColor, components: 3),
+            let grayscale = fixed(.recommendedGrayscale, components: 1)
+        else { return nil }
+        return ProgressiveScripts(
+            color: color, grayscale: grayscale, automatic: AutomaticScript(firstPictureBudget: firstPictureBudget))
+    }
+
+    /// The fixed script for an image with `components` components.
+    public func fixed(components: Int) -> ScanScript { components == 1 ? grayscale : color }
 
     /// The number of scans every file of the variant has.
     public var scanCount: Int { color.scans.count }

@@ -29,6 +29,9 @@ public enum RecipeFingerprint {
         if let progressive = recipe.progressive {
             lines.append("color \(progressive.color)")
             lines.append("grayscale \(progressive.grayscale)")
+            if let automatic = progressive.automatic {
+                lines.append("script auto \(ScanScriptCandidates.revision), first picture within \(automatic.firstPictureBudget)")
+            }
         } else {
             lines.append("baseline")
         }

@@ -51,6 +51,8 @@ struct RenderResponseHeader: Codable {
         var progressive: Bool
         var scans: Int
         var length: Int
+        var script: ScanScript?
+        var budgetAdvice: String?
     }
 
     var failure: String?
@@ -64,7 +66,7 @@ struct RenderResponseHeader: Codable {
         variants = source.variants.map {
             Variant(
                 name: $0.name, width: $0.size.width, height: $0.size.height, progressive: $0.progressive,
-                scans: $0.scans, length: $0.bytes.count)
+                scans: $0.scans, length: $0.bytes.count, script: $0.script, budgetAdvice: $0.budgetAdvice)
         }
     }
 
@@ -84,7 +86,8 @@ struct RenderResponseHeader: Codable {
                 RenderedVariant(
                     name: variant.name, size: PixelSize(width: variant.width, height: variant.height),
                     progressive: variant.progressive, scans: variant.scans,
-                    bytes: Array(payload[offset..<(offset + variant.length)])))
+                    bytes: Array(payload[offset..<(offset + variant.length)]), script: variant.script,
+                    budgetAdvice: variant.budgetAdvice))
             offset += variant.length
         }
         return RenderedSource(facts: facts, variants: rendered)

@@ -110,6 +110,10 @@ public struct RenderedVariant: Sendable {
     public var progressive: Bool
     public var scans: Int
     public var bytes: [UInt8]
+    /// The scan script of a progressive file, as the manifest records it.
+    public var script: ScanScript? = nil
+    /// What it would take to meet the first-picture budget, when the chosen script does not.
+    public var budgetAdvice: String? = nil
 }
 
 /// Why a source could not be rendered, in one line.

@@ -71,13 +71,12 @@ public struct VariantRenderer: SourceRendering {
                     image = try from.resized(to: size, with: resampling).inMemory()
                     pictures.append(image)
                 }
-                let encoding = recipe.encoding(components: image.bands, exif: exif)
-
-                let jpeg = try image.jpegEncoded(encoding)
+                let encoded = try recipe.encoded(image, exif: exif)
                 rendered.append(
                     RenderedVariant(
                         name: recipe.name, size: size, progressive: recipe.progressive != nil,
-                        scans: recipe.scanCount(components: image.bands), bytes: jpeg))
+                        scans: recipe.scanCount(components: image.bands), bytes: encoded.bytes,
+                        script: encoded.script, budgetAdvice: encoded.budgetAdvice))
             }
             var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
             facts.placeholder = try Placeholder(of: pictures.last ?? decoded)

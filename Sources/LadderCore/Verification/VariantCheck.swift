@@ -127,17 +127,11 @@ struct VariantCheck {
                     "a baseline JPEG, but the recipe asks for \(progressive.scanCount) progressive scans")
                 return
             }
-            let script = structure.components.count == 1 ? progressive.grayscale : progressive.color
-            if structure.scans.count != script.scans.count {
-                problem(
-                    "scan-count", "\(structure.scans.count) scans, the recipe asks for exactly \(script.scans.count)")
-            } else if let index = structure.scans.indices.first(where: {
-                structure.scans[$0].script != script.scans[$0]
-            }) {
-                problem(
-                    "scan-script",
-                    "scan \(index + 1) is \"\(structure.scans[index].script)\", the recipe's script has \"\(script.scans[index])\""
-                )
+            if let mismatch = progressive.mismatch(
+                structure.scans.map(\.script), components: structure.components.count,
+                recorded: recordedFile ? entry.script : nil)
+            {
+                problem(mismatch.kind, mismatch.message)
             }
         } else if structure.isProgressive {
             problem(

@@ -1,0 +1,279 @@
+#include <stdlib.h>
+#include "jpeg_error.h"
+
+/*
+ * Lossless re-scanning, as jpegtran does: the quantized DCT coefficients of a JPEG are read once
+ * (jpeg_read_coefficients) and written again with any scan script (jpeg_write_coefficients), so
+ * every version has the same decoded pixels and differs only in how its bytes are ordered.
+ */
+
+struct ladder_coefficients {
+    struct jpeg_decompress_struct cinfo;
+    ladder_jpeg_error error;
+    jvirt_barray_ptr *arrays;
+    unsigned char *data;
+    size_t length;
+    /* A sample of the image: every `sample_every`-th row of iMCUs (NULL when not asked for). */
+    jvirt_barray_ptr sample[MAX_COMPONENTS];
+    int sample_every;
+    JDIMENSION sample_rows;
+};
+
+/* Copies every `sample_every`-th iMCU row of the coefficients into the sample arrays. */
+static void take_sample(ladder_coefficients *coefficients) {
+    struct jpeg_decompress_struct *cinfo = &coefficients->cinfo;
+    for (int c = 0; c < cinfo->num_components; c++) {
+        jpeg_component_info *component = &cinfo->comp_info[c];
+        JDIMENSION rows = (JDIMENSION)component->v_samp_factor;
+        for (JDIMENSION row = 0; row < coefficients->sample_rows; row++) {
+            JBLOCKARRAY from = (*cinfo->mem->access_virt_barray)(
+                (j_common_ptr)cinfo, coefficients->arrays[c], row * coefficients->sample_every * rows, rows, FALSE);
+            JBLOCKARRAY to = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, coefficients->sample[c],
+                                                               row * rows, rows, TRUE);
+            for (JDIMENSION r = 0; r < rows; r++)
+                memcpy(to[r], from[r], component->width_in_blocks * sizeof(JBLOCK));
+        }
+    }
+}
+
+ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t length, int sample_every,
+                                              char *message, size_t message_capacity) {
+    ladder_coefficients *volatile coefficients = calloc(1, sizeof(ladder_coefficients));
+    if (coefficients) coefficients->data = malloc(length ? length : 1);
+    if (!coefficients || !coefficients->data) {
+        ladder_copy_message("out of memory for the coefficients", message, message_capacity);
+        if (coefficients) free(coefficients->data);
+        free(coefficients);
+        return NULL;
+    }
+    /* libjpeg reads from the copy for as long as the coefficients live. */
+    memcpy(coefficients->data, data, length);
+    coefficients->length = length;
+    coefficients->cinfo.err = ladder_jpeg_error_init(&coefficients->error);
+    if (setjmp(coefficients->error.jump)) {
+        ladder_copy_message(coefficients->error.message, message, message_capacity);
+        jpeg_destroy_decompress(&coefficients->cinfo);
+        free(coefficients->data);
+        free(coefficients);
+        return NULL;
+    }
+    jpeg_create_decompress(&coefficients->cinfo);
+    jpeg_mem_src(&coefficients->cinfo, coefficients->data, (unsigned long)length);
+    /* Every marker is kept, to be copied into each version (EXIF, ICC chunks, comments). */
+    jpeg_save_markers(&coefficients->cinfo, JPEG_COM, 0xFFFF);
+    for (int m = 0; m < 16; m++) jpeg_save_markers(&coefficients->cinfo, JPEG_APP0 + m, 0xFFFF);
+    jpeg_read_header(&coefficients->cinfo, TRUE);
+    struct jpeg_decompress_struct *cinfo = &coefficients->cinfo;
+    if (sample_every > 1) {
+        /* Arrays requested before jpeg_read_coefficients() are allocated along with its own. */
+        JDIMENSION imcu_rows = (cinfo->image_height + 8 * cinfo->max_v_samp_factor - 1) /
+                               (8 * (JDIMENSION)cinfo->max_v_samp_factor);
+        coefficients->sample_every = sample_every;
+        coefficients->sample_rows = (imcu_rows + (JDIMENSION)sample_every - 1) / (JDIMENSION)sample_every;
+        for (int c = 0; c < cinfo->num_components; c++) {
+            jpeg_component_info *component = &cinfo->comp_info[c];
+            /* Whole iMCUs wide, as libjpeg's own arrays are. */
+            JDIMENSION width = (component->width_in_blocks + (JDIMENSION)component->h_samp_factor - 1) /
+                               (JDIMENSION)component->h_samp_factor * (JDIMENSION)component->h_samp_factor;
+            coefficients->sample[c] = (*cinfo->mem->request_virt_barray)(
+                (j_common_ptr)cinfo, JPOOL_IMAGE, TRUE, width,
+                coefficients->sample_rows * (JDIMENSION)component->v_samp_factor,
+                (JDIMENSION)component->v_samp_factor);
+        }
+    }
+    coefficients->arrays = jpeg_read_coefficients(cinfo);
+    if (sample_every > 1) take_sample(coefficients);
+    return coefficients;
+}
+
+int ladder_coefficients_components(const ladder_coefficients *coefficients) {
+    return coefficients->cinfo.num_components;
+}
+
+/* The same growing destination as the encoder's, kept private to this file. */
+typedef struct transcode_destination {
+    struct jpeg_destination_mgr manager;
+    unsigned char *buffer;
+    size_t capacity;
+    size_t length;
+} transcode_destination;
+
+static void transcode_init(j_compress_ptr cinfo) {
+    transcode_destination *dest = (transcode_destination *)cinfo->dest;
+    dest->manager.next_output_byte = dest->buffer;
+    dest->manager.free_in_buffer = dest->capacity;
+}
+
+static boolean transcode_grow(j_compress_ptr cinfo) {
+    transcode_destination *dest = (transcode_destination *)cinfo->dest;
+    size_t grown = dest->capacity * 2;
+    unsigned char *buffer = realloc(dest->buffer, grown);
+    if (!buffer) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 20);
+    dest->buffer = buffer;
+    dest->manager.next_output_byte = buffer + dest->capacity;
+    dest->manager.free_in_buffer = grown - dest->capacity;
+    dest->capacity = grown;
+    return TRUE;
+}
+
+static void transcode_term(j_compress_ptr cinfo) {
+    transcode_destination *dest = (transcode_destination *)cinfo->dest;
+    dest->length = dest->capacity - dest->manager.free_in_buffer;
+}
+
+int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, const ladder_jpeg_scan *scans,
+                              int scan_count, unsigned char **out, unsigned long *out_length, char *message,
+                              size_t message_capacity) {
+    struct jpeg_compress_struct cinfo;
+    ladder_jpeg_error error;
+    transcode_destination *volatile dest = calloc(1, sizeof(transcode_destination));
+    jpeg_scan_info *volatile script = NULL;
+    *out = NULL;
+    *out_length = 0;
+    if (dest) {
+        /* The source's length is a good first guess: the versions differ by a few percent. */
+        dest->capacity = coefficients->length + 65536;
+        dest->buffer = malloc(dest->capacity);
+    }
+    if (!dest || !dest->buffer) {
+        ladder_copy_message("out of memory for the output buffer", message, message_capacity);
+        if (dest) free(dest->buffer);
+        free(dest);
+        return -1;
+    }
+    cinfo.err = ladder_jpeg_error_init(&error);
+    if (setjmp(error.jump)) {
+        ladder_copy_message(error.message, message, message_capacity);
+        jpeg_destroy_compress(&cinfo);
+        free(dest->buffer);
+        free(dest);
+        free(script);
+        return -1;
+    }
+    jpeg_create_compress(&cinfo);
+    dest->manager.init_destination = transcode_init;
+    dest->manager.empty_output_buffer = transcode_grow;
+    dest->manager.term_destination = transcode_term;
+    cinfo.dest = &dest->manager;
+
+    /* Resets scan_info and friends (it calls jpeg_set_defaults), so the script comes after. */
+    jpeg_copy_critical_parameters(&coefficients->cinfo, &cinfo);
+    sample = sample && coefficients->sample_every > 1;
+    if (sample) {
+        JDIMENSION imcu = 8 * (JDIMENSION)coefficients->cinfo.max_v_samp_factor;
+        JDIMENSION height = coefficients->sample_rows * imcu;
+        cinfo.image_height = height < coefficients->cinfo.image_height ? height : coefficients->cinfo.image_height;
+    }
+    cinfo.optimize_coding = TRUE;
+    if (scan_count < 0) {
+        jpeg_simple_progression(&cinfo);
+    } else if (scan_count > 0) {
+        script = calloc((size_t)scan_count, sizeof(jpeg_scan_info));
+        if (!script) ERREXIT1(&cinfo, JERR_OUT_OF_MEMORY, 21);
+        for (int i = 0; i < scan_count; i++) {
+            script[i].comps_in_scan = scans[i].component_count;
+            for (int c = 0; c < scans[i].component_count && c < MAX_COMPS_IN_SCAN; c++)
+                script[i].component_index[c] = scans[i].components[c];
+            script[i].Ss = scans[i].ss;
+            script[i].Se = scans[i].se;
+            script[i].Ah = scans[i].ah;
+            script[i].Al = scans[i].al;
+        }
+        cinfo.scan_info = script;
+        cinfo.num_scans = scan_count;
+    }
+    /* The source's own JFIF/Adobe markers are among the saved ones; do not write a second. */
+    cinfo.write_JFIF_header = FALSE;
+    cinfo.write_Adobe_marker = FALSE;
+    jpeg_write_coefficients(&cinfo, sample ? coefficients->sample : coefficients->arrays);
+    /* A sample is for measuring scans: it carries no markers. */
+    for (jpeg_saved_marker_ptr marker = coefficients->cinfo.marker_list; marker && !sample; marker = marker->next)
+        jpeg_write_marker(&cinfo, marker->marker, marker->data, marker->data_length);
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    free(script);
+    *out = dest->buffer;
+    *out_length = (unsigned long)dest->length;
+    free(dest);
+    return 0;
+}
+
+void ladder_coefficients_free(ladder_coefficients *coefficients) {
+    if (!coefficients) return;
+    jpeg_destroy_decompress(&coefficients->cinfo);
+    free(coefficients->data);
+    free(coefficients);
+}
+
+/*
+ * The luma picture after chosen scans of a progressive JPEG, decoded in buffered-image mode with
+ * block smoothing (as browsers decode), optionally at a reduced DCT scale. Input is absorbed only
+ * up to the start of the next scan before a scan is rendered, so each picture shows exactly the
+ * scans received so far.
+ */
+int ladder_jpeg_scan_lumas(const unsigned char *data, size_t length, int scale_denom, const int *wanted,
+                           int wanted_count, unsigned char *_Nullable *_Nonnull planes, size_t *offsets,
+                           int *scan_count, int *width, int *height, char *message, size_t message_capacity) {
+    struct jpeg_decompress_struct cinfo;
+    ladder_jpeg_error error;
+    unsigned char *volatile buffer = NULL;
+    *planes = NULL;
+    *scan_count = 0;
+    cinfo.err = ladder_jpeg_error_init(&error);
+    if (setjmp(error.jump)) {
+        ladder_copy_message(error.message, message, message_capacity);
+        jpeg_destroy_decompress(&cinfo);
+        free(buffer);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.buffered_image = TRUE;
+    cinfo.do_block_smoothing = TRUE;
+    cinfo.dct_method = JDCT_ISLOW;
+    cinfo.out_color_space = JCS_GRAYSCALE;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = (unsigned int)(scale_denom > 0 ? scale_denom : 1);
+    jpeg_start_decompress(&cinfo);
+    size_t plane = (size_t)cinfo.output_width * cinfo.output_height;
+    *width = (int)cinfo.output_width;
+    *height = (int)cinfo.output_height;
+    buffer = calloc((size_t)(wanted_count > 0 ? wanted_count : 1), plane);
+    if (!buffer) ERREXIT1(&cinfo, JERR_OUT_OF_MEMORY, 22);
+
+    int last_wanted = 0;
+    for (int i = 0; i < wanted_count; i++)
+        if (wanted[i] > last_wanted) last_wanted = wanted[i];
+    int status = JPEG_REACHED_SOS;
+    int scans = 1;
+    /* The first SOS has been read by jpeg_start_decompress: scan 1 is under way. */
+    for (int scan = 1; scan <= last_wanted; scan++) {
+        /* Absorb scan `scan`, up to the next scan's header or the end of the image. */
+        for (;;) {
+            status = jpeg_consume_input(&cinfo);
+            if (status == JPEG_REACHED_EOI) break;
+            if (status == JPEG_REACHED_SOS && cinfo.input_scan_number > scan) break;
+            if (status == JPEG_SUSPENDED) ERREXIT(&cinfo, JERR_INPUT_EMPTY);
+        }
+        scans = cinfo.input_scan_number;
+        offsets[scan - 1] = status == JPEG_REACHED_EOI
+                                ? length
+                                : (size_t)(cinfo.src->next_input_byte - data);
+        for (int i = 0; i < wanted_count; i++) {
+            if (wanted[i] != scan) continue;
+            jpeg_start_output(&cinfo, scan);
+            while (cinfo.output_scanline < cinfo.output_height) {
+                JSAMPROW row = buffer + (size_t)i * plane + (size_t)cinfo.output_scanline * cinfo.output_width;
+                jpeg_read_scanlines(&cinfo, &row, 1);
+            }
+            jpeg_finish_output(&cinfo);
+        }
+        if (status == JPEG_REACHED_EOI) break;
+    }
+    *scan_count = scans;
+    jpeg_abort_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    *planes = buffer;
+    return 0;
+}

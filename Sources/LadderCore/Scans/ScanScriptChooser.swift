@@ -1,0 +1,193 @@
+public import LadderImaging
+
+/// The script `"script": "auto"` settled on for one image, and the file written with it.
+public struct ScanScriptChoice: Sendable {
+    public var script: ScanScript
+    /// The image's coefficients written with `script`.
+    public var bytes: [UInt8]
+    /// The estimated quality over the download (SSIM, see `DownloadQuality`).
+    public var quality: Double
+    /// The share of the file after which the first picture can show.
+    public var firstPictureShare: Double
+    /// Set when no candidate meets the first-picture budget: what it would take instead.
+    public var budgetAdvice: String?
+}
+
+/// Chooses, for one image, the scan script that shows it best while it downloads.
+///
+/// Every candidate (`ScanScriptCandidates`) is made losslessly from the same quantized
+/// coefficients. Scoring each one by a full replay would cost a full decode per scan per
+/// candidate, so the scorer is cheaper, and faithful where it matters:
+/// - A scan's length depends only on its own parameters (its band, its bits, its component),
+///   never on the order of the other scans, so candidates are written only as many times as it
+///   takes to see every distinct scan once, and every candidate's scan offsets are added up
+///   from those lengths.
+/// - The luma picture after a scan depends only on which luma scans have arrived (chroma scans
+///   leave luma alone), so each distinct luma state is decoded once, luma only, with block
+///   smoothing as browsers decode.
+/// - Scan lengths and pictures are measured on a sample of the image: evenly spaced bands of
+///   whole iMCU rows at full resolution (a reduced DCT scale would drop exactly the detail that
+///   tells the scripts apart), and the lengths scaled up to the whole image.
+/// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
+public struct ScanScriptChooser: Sendable {
+    /// The number of scans every candidate has.
+    public var scans: Int
+    /// The largest share of the file after which the first picture may show.
+    public var firstPictureBudget: Double
+    /// Candidates are measured on a sample of about this many pixels: evenly spaced rows of
+    /// whole iMCUs (at least 8 of them), at full resolution.
+    public var scoringPixels: Int
+    /// The measure of pictures against the final one, on luma planes of a width and height.
+    public var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
+
+    public static let defaultScoringPixels = 250_000
+
+    public init(
+        scans: Int, firstPictureBudget: Double, scoringPixels: Int = Self.defaultScoringPixels,
+        pictureQuality: @escaping @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double] = {
+            ImageQuality.ssim($0, reference: $1, width: $2, height: $3)
+        }
+    ) {
+        self.scans = scans
+        self.firstPictureBudget = firstPictureBudget
+        self.scoringPixels = scoringPixels
+        self.pictureQuality = pictureQuality
+    }
+
+    /// A candidate's estimated curve: where each scan can show and how good it is.
+    public struct Estimate: Sendable {
+        public var script: ScanScript
+        public var showableAt: [Int]
+        public var qualities: [Double]
+        public var total: Int
+        public var quality: Double {
+            DownloadQuality(
+                bytes: total,
+                paints: qualities.indices.map {
+                    DownloadQuality.Paint(scan: $0 + 1, offset: showableAt[$0], ssim: qualities[$0], psnr: 0)
+                }
+            ).meanSSIM
+        }
+        public var firstPictureShare: Double { total > 0 ? Double(showableAt[0]) / Double(total) : 0 }
+    }
+
+    /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or progressive).
+    public func estimates(for jpeg: [UInt8]) throws(ImagingError) -> (JPEGCoefficients, [Estimate]) {
+        guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
+            throw ImagingError(operation: "choose a scan script", path: nil, reason: "not a well-formed JPEG")
+        }
+        // Rows of iMCUs (16 pixel rows for 4:2:0, else 8); the sample keeps every n-th one,
+        // and at least 8 of them.
+        let rowHeight = 8 * (structure.components.map(\.verticalSampling).max() ?? 1)
+        let rows = (structure.height + rowHeight - 1) / rowHeight
+        let pixels = structure.width * structure.height
+        let wanted = pixels <= scoringPixels ? 1 : (pixels + scoringPixels - 1) / max(1, scoringPixels)
+        let every = max(1, min(wanted, rows / 8))
+        let coefficients = try JPEGCoefficients(reading: jpeg, sampleEvery: every)
+        let candidates = ScanScriptCandidates.all(scans: scans, components: coefficients.components)
+        guard !candidates.isEmpty else {
+            throw ImagingError(
+                operation: "choose a scan script", path: nil,
+                reason:
+                    "no \(scans)-scan script can carry a \(coefficients.components)-component image (color needs at least 4 scans)"
+            )
+        }
+        // From the sample to the whole image: entropy-coded data grows with the rows kept, and
+        // the whole file has the source's metadata segments in its head.
+        let sampledRows = (rows + every - 1) / every
+        let dataScale = Double(rows) / Double(sampledRows)
+        // (A sample is written without markers; the whole image, when not sampled, with them.)
+        let metadataBytes = coefficients.isSampled ? structure.applicationSegments.reduce(0) { $0 + $1.length } : 0
+
+        // Scan -> (bytes before its data: tables and SOS header, or the whole head of the
+        // file for the first scan; bytes of entropy-coded data).
+        var lengths: [JPEGScan: (head: Int, data: Int)] = [:]
+        var lumaQuality: [[JPEGScan]: Double] = [:]
+        var reference: [UInt8]?
+        for candidate in candidates {
+            let lumaStates = Self.lumaStates(candidate)
+            let unmeasured = (0..<(scans - 1)).filter { lumaQuality[lumaStates[$0]] == nil }
+            let unsized = candidate.scans.contains { lengths[$0] == nil }
+            guard unsized || !unmeasured.isEmpty else { continue }
+            let sample = try coefficients.sampleWritten(scans: candidate.scans)
+            guard let written = try? JPEGStructure(parsing: sample), written.scans.count == scans else {
+                throw ImagingError(
+                    operation: "choose a scan script", path: nil,
+                    reason: "libjpeg wrote a file without the \(scans) scans of \(candidate)")
+            }
+            var previousEnd = 0
+            for (index, scan) in written.scans.enumerated() {
+                let head = index == 0 ? scan.dataOffset + metadataBytes : scan.dataOffset - previousEnd
+                let data = Int((Double(scan.endOffset - scan.dataOffset) * dataScale).rounded())
+                lengths[candidate.scans[index]] = (head, data)
+                previousEnd = scan.endOffset
+            }
+            // Decode the new luma states, and the final picture once.
+            var wanted = unmeasured.map { $0 + 1 }
+            if reference == nil { wanted.append(scans) }
+            guard !wanted.isEmpty else { continue }
+            let decoded = try JPEGScanLumas(decoding: sample, scaleDenominator: 1, scans: wanted)
+            if reference == nil { reference = decoded.planes.last }
+            let values = pictureQuality(
+                Array(decoded.planes.prefix(unmeasured.count)), reference!, decoded.width, decoded.height)
+            for (position, index) in unmeasured.enumerated() { lumaQuality[lumaStates[index]] = values[position] }
+        }
+
+        let estimates = candidates.map { candidate -> Estimate in
+            let lumaStates = Self.lumaStates(candidate)
+            var showableAt: [Int] = []
+            var received = 0
+            for (index, scan) in candidate.scans.enumerated() {
+                let length = lengths[scan]!
+                if index > 0 { showableAt.append(received + length.head) }
+                received += length.head + length.data
+            }
+            let total = received + 2  // the EOI marker
+            showableAt.append(total)
+            let qualities = (0..<scans).map { $0 == scans - 1 ? 1 : lumaQuality[lumaStates[$0]]! }
+            return Estimate(script: candidate, showableAt: showableAt, qualities: qualities, total: total)
+        }
+        return (coefficients, estimates)
+    }
+
+    /// Chooses the script for the image in `jpeg` and writes it: the highest estimated quality
+    /// over the download among the candidates whose first picture comes within the budget, or,
+    /// when none does, the one whose first picture comes first, with advice on what it takes.
+    public func choose(_ jpeg: [UInt8]) throws(ImagingError) -> ScanScriptChoice {
+        let (coefficients, estimates) = try estimates(for: jpeg)
+        let within = estimates.filter { $0.firstPictureShare <= firstPictureBudget }
+        let best: Estimate
+        var advice: String?
+        if let winner = within.max(by: { $0.quality < $1.quality }) {
+            best = winner
+        } else {
+            best = estimates.min { $0.firstPictureShare < $1.firstPictureShare }!
+            advice = Self.advice(best: best, budget: firstPictureBudget, scans: scans)
+        }
+        return ScanScriptChoice(
+            script: best.script, bytes: try coefficients.written(scans: best.script.scans), quality: best.quality,
+            firstPictureShare: best.firstPictureShare, budgetAdvice: advice)
+    }
+
+    /// What it would take for the first picture to come within `budget`. The first scan of
+    /// every candidate is the DC of every component, the least a colored first picture needs;
+    /// when even its smallest form is over the budget, the image is one whose DC is most of the
+    /// file (flat artwork, small pictures with large headers), and only a larger budget, or
+    /// more scans to send the DC in more steps, would do.
+    static func advice(best: Estimate, budget: Double, scans: Int) -> String {
+        let share = best.firstPictureShare
+        let needed = (share * 1000).rounded(.up) / 1000
+        return
+            "no \(scans)-scan script shows a first picture within \(percent(budget)) of the file: its smallest first scan (\(best.script.scans[0]), the DC every first picture needs) ends at \(percent(share)); it would take a first-picture budget of \(percent(needed)) (replay.firstPaintBudget), or more scans, to send the DC in more steps"
+    }
+
+    /// For each scan of `script`, the luma scans received once it is complete: what the luma
+    /// picture then depends on.
+    static func lumaStates(_ script: ScanScript) -> [[JPEGScan]] {
+        var state: [JPEGScan] = []
+        return script.scans.map { scan in
+            if scan.components.contains(0) { state.append(scan) }
+            return state
+        }
+    }
+}

@@ -1,0 +1,81 @@
+public import LadderImaging
+
+/// A variant's encoded file, and for a progressive one the scan script it was written with.
+public struct EncodedVariant: Sendable {
+    public var bytes: [UInt8]
+    /// The script of a progressive file (fixed or chosen), nil for a baseline one.
+    public var script: ScanScript?
+    /// When the script was chosen and no candidate met the first-picture budget: what it would take.
+    public var budgetAdvice: String?
+}
+
+extension VariantRecipe {
+    /// Encodes `image` for this variant: baseline, with the variant's fixed scan script, or with
+    /// the script chosen for this image (`"script": "auto"`), written losslessly from the
+    /// coefficients of one encode.
+    public func encoded(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> EncodedVariant {
+        guard let progressive, let automatic = progressive.automatic else {
+            let encoding = encoding(components: image.bands, exif: exif)
+            let script = progressive.map { $0.fixed(components: image.bands) }
+            return EncodedVariant(bytes: try image.jpegEncoded(encoding), script: script)
+        }
+        // One baseline encode fixes the quantized coefficients; every candidate is made from them.
+        var baseline = encoding(components: image.bands, exif: exif)
+        baseline.scans = []
+        baseline.standardTables = true
+        let jpeg = try image.jpegEncoded(baseline)
+        let chooser = ScanScriptChooser(
+            scans: progressive.scanCount, firstPictureBudget: automatic.firstPictureBudget)
+        let choice = try chooser.choose(jpeg)
+        return EncodedVariant(bytes: choice.bytes, script: choice.script, budgetAdvice: choice.budgetAdvice)
+    }
+}
+
+extension ProgressiveScripts {
+    /// Why the scans of a file do not fit this variant (a kind and a message), or nil. A fixed
+    /// script must be followed scan by scan; a chosen one must have the variant's number of
+    /// scans, send every coefficient, carry the DC of every component in its first scan, and be
+    /// the script the manifest recorded (`recorded`), when it recorded one.
+    func mismatch(_ scans: [JPEGScan], components: Int, recorded: String?) -> (kind: String, message: String)? {
+        let script = fixed(components: components)
+        if scans.count != script.scans.count {
+            return ("scan-count", "\(scans.count) scans, the recipe asks for exactly \(script.scans.count)")
+        }
+        guard automatic != nil else {
+            guard let index = scans.indices.first(where: { scans[$0] != script.scans[$0] }) else { return nil }
+            return (
+                "scan-script",
+                "scan \(index + 1) is \"\(scans[index])\", the recipe's script has \"\(script.scans[index])\""
+            )
+        }
+        let found = ScanScript(scans)
+        do {
+            try found.validate(componentCount: components)
+        } catch {
+            return ("scan-script", "the file's scan script \"\(found)\" is not a complete one: \(error)")
+        }
+        if scans[0].ss != 0 || scans[0].se != 0 || scans[0].components != Array(0..<components) {
+            return (
+                "scan-script",
+                "the first scan is \"\(scans[0])\"; it must carry the DC of every component, or the first picture lacks color"
+            )
+        }
+        if let recorded, recorded != found.description {
+            return ("scan-script", "the file's scan script is \"\(found)\", the manifest records \"\(recorded)\"")
+        }
+        return nil
+    }
+}
+
+extension VariantRecipe {
+    /// True when a replay finding of `kind` on this variant's file `bytes` is no fault of the
+    /// file: a first picture over the share budget, from a script chosen per image whose first
+    /// scan is already the smallest any candidate has (the DC of every component without its
+    /// lowest bit). The build said once what it would take.
+    func excusesFirstPaint(_ kind: String, of bytes: [UInt8]) -> Bool {
+        guard kind == "first-paint", let progressive, progressive.automatic != nil,
+            let first = (try? JPEGStructure(parsing: bytes))?.scans.first
+        else { return false }
+        return first.ss == 0 && first.se == 0 && first.ah == 0 && first.al >= 1
+    }
+}
