@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "ladder", targets: ["ladder"]),
         // What client apps link to resolve a source's SHA1 into variant paths; no libvips needed.
         .library(name: "LadderManifest", targets: ["LadderManifest"]),
+        // What apps link to load an image's placeholder and variants; Foundation only.
+        .library(name: "LadderClient", targets: ["LadderClient"]),
         // The pipeline itself, for the fuzz targets in Fuzz/ (a package of their own).
         .library(name: "LadderCore", targets: ["LadderCore"]),
     ],
@@ -50,6 +52,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
+        // The app-side loader: placeholder, rungs, scans, cache; Foundation and LadderManifest only.
+        .target(name: "LadderClient", dependencies: ["LadderManifest"], swiftSettings: swiftSettings),
         // Configuration, planning, variants, manifest writing and verification.
         .target(
             name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"],
@@ -57,6 +61,10 @@ let package = Package(
         // Argument parsing, terminal output and exit codes; `run(arguments:)` is its entry point.
         .target(name: "LadderCLI", dependencies: ["LadderCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "ladder", dependencies: ["LadderCLI"], swiftSettings: swiftSettings),
+        // Loads ladders from a server as an app does and prints when each rung arrived.
+        .executableTarget(
+            name: "ladder-serve-check", dependencies: ["LadderClient"], path: "examples/app/ServeCheck",
+            swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
@@ -65,6 +73,10 @@ let package = Package(
             path: "Tests/LadderTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "LadderManifestTests", dependencies: ["LadderManifest"],
+            exclude: ["References/make-thumbhash-references.py"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LadderClientTests", dependencies: ["LadderClient", "LadderCore", "LadderTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "LadderImagingTests", dependencies: ["LadderImaging", "LadderTestSupport"],

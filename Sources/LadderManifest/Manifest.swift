@@ -88,11 +88,22 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var captured: String?
         /// True when the source carried GPS data, which the variants do not.
         public var gpsRemoved: Bool?
+        /// A ThumbHash of the upright, flattened picture, base64 with padding: what an app shows
+        /// before any variant arrives (`ThumbHash(base64:)` decodes it).
+        public var placeholder: String?
+        /// The picture's mean colour in sRGB, `#rrggbb`.
+        public var averageColor: String?
+        /// True when the source had transparency, flattened onto the pipeline's background.
+        public var hasAlpha: Bool?
 
         public init(
             sources: [String], width: Int, height: Int, variants: [String: VariantEntry], format: String? = nil,
-            bytes: Int? = nil, orientation: Int? = nil, captured: String? = nil, gpsRemoved: Bool? = nil
+            bytes: Int? = nil, orientation: Int? = nil, captured: String? = nil, gpsRemoved: Bool? = nil,
+            placeholder: String? = nil, averageColor: String? = nil, hasAlpha: Bool? = nil
         ) {
+            self.placeholder = placeholder
+            self.averageColor = averageColor
+            self.hasAlpha = hasAlpha
             self.sources = sources
             self.width = width
             self.height = height

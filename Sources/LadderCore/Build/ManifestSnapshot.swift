@@ -17,6 +17,7 @@ import LadderManifest
 ///     generator <ladder> <libvips> <libjpeg> <libexif>
 ///     image <sha1> <width> <height> <format> <bytes> <orientation> <captured> <gpsRemoved>
 ///     source <path>                    (belongs to the image above)
+///     placeholder <placeholder> <averageColor> <hasAlpha>   (belongs to the image above)
 ///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <scanEnds>
 ///                                      (scanEnds comma-separated; absent in older snapshots)
 ///     failure <source path> <reason>
@@ -49,6 +50,11 @@ struct ManifestSnapshot: Equatable {
                     entry.gpsRemoved.map { $0 ? "1" : "0" },
                 ])
             for source in entry.sources { out.record(["source", source]) }
+            if entry.placeholder != nil || entry.averageColor != nil || entry.hasAlpha != nil {
+                out.record(
+                    ["placeholder"],
+                    optionals: [entry.placeholder, entry.averageColor, entry.hasAlpha.map { $0 ? "1" : "0" }])
+            }
             for name in entry.variants.keys.sorted() {
                 let variant = entry.variants[name]!
                 out.record(
@@ -121,6 +127,13 @@ struct ManifestSnapshot: Equatable {
                         sources: [], width: width, height: height, variants: [:], format: format, bytes: size,
                         orientation: orientation, captured: captured, gpsRemoved: gps.map { $0 == "1" })
                 )
+            case ("placeholder", 3):
+                guard current != nil, let placeholder = values[0].optionalText, let color = values[1].optionalText,
+                    let alpha = values[2].optionalText
+                else { return nil }
+                current!.entry.placeholder = placeholder
+                current!.entry.averageColor = color
+                current!.entry.hasAlpha = alpha.map { $0 == "1" }
             case ("source", 1):
                 guard current != nil, let path = values[0].text else { return nil }
                 current!.entry.sources.append(path)

@@ -8,6 +8,11 @@ public struct ImagePlan: Sendable, Equatable {
     public var render: [String]
 
     public var isUpToDate: Bool { render.isEmpty }
+
+    public init(reuse: [String: Manifest.VariantEntry], render: [String]) {
+        self.reuse = reuse
+        self.render = render
+    }
 }
 
 /// Decides what each source needs, from the previous manifest alone: no file is read and no

@@ -52,6 +52,8 @@ public struct SourceFacts: Sendable, Equatable, Codable {
     /// their values; the variants carry none of them unless `metadata.keep` names them (and
     /// those kept are left out here).
     public var personalMetadata: [String]
+    /// The placeholder and average colour, made from the smallest picture rendered.
+    public var placeholder: Placeholder?
 
     public init(
         format: String, size: PixelSize, orientation: Int = 1, captured: String? = nil, hadGPS: Bool = false,

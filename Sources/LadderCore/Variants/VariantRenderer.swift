@@ -63,8 +63,9 @@ public struct VariantRenderer: SourceRendering {
                         name: recipe.name, size: size, progressive: recipe.progressive != nil,
                         scans: recipe.scanCount(components: image.bands), bytes: jpeg))
             }
-            return RenderedSource(
-                facts: SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep), variants: rendered)
+            var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
+            facts.placeholder = try Placeholder(of: pictures.last ?? decoded)
+            return RenderedSource(facts: facts, variants: rendered)
 
         } catch {
             throw RenderFailure(Self.oneLine(error))

@@ -120,6 +120,7 @@ public struct Verifier: Sendable {
         report.replays = checked.replays
         problems += checkSources(manifest)
         problems += checkOrphans(manifest, output: output)
+        problems += ManifestIndexCheck(configuration: configuration, manifestLabel: manifestLabel).problems(manifest)
         return problems
     }
 
@@ -204,6 +205,12 @@ public struct Verifier: Sendable {
             allDecodable = allDecodable && outcome.decodable
             rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
         }
+        // Files that must not be decoded are not: the placeholder is then checked by shape only.
+        let smallest = rungs.min { $0.entry.width * $0.entry.height < $1.entry.width * $1.entry.height }
+        problems += PlaceholderCheck(
+            entry: entry, thumbnail: allDecodable ? smallest.map { (outputLabel + "/" + $0.entry.path, $0.bytes) } : nil,
+            manifestLabel: manifestLabel, image: key
+        ).problems()
         guard options.replays(configuration) else { return (problems, nil) }
         // An image with a file that must not be decoded (over its box or the limits) is not
         // replayed: its problem is already reported, and a replay would decode it.
@@ -438,6 +445,7 @@ public struct Verifier: Sendable {
         }
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
+            known.formUnion(ManifestIndexCheck.pathsInOutput(manifestInside))
         }
         // Other pipelines may share the output folder: what their manifests list is theirs.
         known.insert(OutputOwnership.lockFileName)

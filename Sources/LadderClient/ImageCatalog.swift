@@ -1,0 +1,118 @@
+import Foundation
+import LadderManifest
+
+/// Where the client learns about images: a whole manifest the app already has, or the index
+/// files beside it, fetched one prefix at a time and kept in memory.
+actor ImageCatalog {
+    enum Source {
+        case manifest(Manifest, bySource: [String: String])
+        case index
+    }
+
+    private let source: Source
+    private let baseURL: URL
+    private let transport: any LadderTransport
+    private let limiter: DownloadLimiter
+    private var indexFiles: [String: Task<ManifestIndex, any Error>] = [:]
+
+    init(manifest: Manifest?, baseURL: URL, transport: any LadderTransport, limiter: DownloadLimiter) {
+        if let manifest {
+            var bySource: [String: String] = [:]
+            for (sha1, entry) in manifest.images { for path in entry.sources { bySource[path] = sha1 } }
+            source = .manifest(manifest, bySource: bySource)
+        } else {
+            source = .index
+        }
+        self.baseURL = baseURL
+        self.transport = transport
+        self.limiter = limiter
+    }
+
+    /// The image's SHA1 and entry.
+    func entry(for image: ImageReference) async throws -> (sha1: String, entry: ManifestIndex.Entry) {
+        switch (image, source) {
+        case (.sha1(let sha1), .manifest(let manifest, _)):
+            guard let entry = manifest.images[sha1.lowercased()] else { throw LadderError.unknownImage(sha1) }
+            return (sha1.lowercased(), ManifestIndex.Entry(entry))
+        case (.source(let path), .manifest(let manifest, let bySource)):
+            guard let sha1 = bySource[path], let entry = manifest.images[sha1] else {
+                throw LadderError.unknownImage(path)
+            }
+            return (sha1, ManifestIndex.Entry(entry))
+        case (.source(let path), .index):
+            // The index is keyed by content; a source path needs the manifest.
+            throw LadderError.unknownImage("\(path) (source paths need the manifest; the index knows SHA1s)")
+        case (.sha1(let sha1), .index):
+            let key = sha1.lowercased()
+            guard Manifest.isSHA1(key) else { throw LadderError.unknownImage(sha1) }
+            let index = try await indexFile(for: key)
+            guard let entry = index.images[key] else { throw LadderError.unknownImage(sha1) }
+            return (key, entry)
+        }
+    }
+
+    /// The index file for `sha1`'s prefix, fetched once (concurrent callers share the fetch;
+    /// a failed fetch is tried again next time).
+    private func indexFile(for sha1: String) async throws -> ManifestIndex {
+        let path = ManifestIndex.path(forSHA1: sha1)
+        if let task = indexFiles[path] { return try await task.value }
+        let url = Self.url(for: path, under: baseURL)
+        let transport = transport
+        let limiter = limiter
+        let task = Task<ManifestIndex, any Error> {
+            var data = Data()
+            // Index files count against the download limit like variants.
+            try await limiter.acquire()
+            do {
+                for try await chunk in transport.download(url) { data.append(chunk) }
+                await limiter.release()
+            } catch let error as LadderError {
+                await limiter.release()
+                throw error
+            } catch {
+                await limiter.release()
+                throw LadderError.transport(url: url, reason: "\(error)")
+            }
+            do {
+                return try ManifestIndex(jsonData: data, prefix: String(sha1.prefix(ManifestIndex.prefixLength)))
+            } catch {
+                throw LadderError.catalog(url: url, reason: "\(error)")
+            }
+        }
+        indexFiles[path] = task
+        do {
+            return try await task.value
+        } catch {
+            indexFiles[path] = nil
+            throw error
+        }
+    }
+
+    /// `path` (relative, `/`-separated, checked when read) under `baseURL`.
+    static func url(for path: String, under baseURL: URL) -> URL {
+        path.split(separator: "/").reduce(baseURL) { url, segment in
+            url.appendingPathComponent(String(segment), isDirectory: false)
+        }
+    }
+
+    /// The rungs to load for a view of `width` x `height` pixels showing the whole image: the
+    /// variants smallest first (by pixels, then by name), up to the first that covers the view
+    /// at the image's aspect ratio, or all of them when none does.
+    static func rungs(of entry: ManifestIndex.Entry, width: Int, height: Int, baseURL: URL) -> [Rung] {
+        let all = entry.variants.map { name, variant in
+            Rung(
+                name: name, url: url(for: variant.path, under: baseURL), width: variant.width,
+                height: variant.height, bytes: variant.bytes, sha256: variant.sha256, progressive: variant.progressive,
+                scanEnds: variant.scanEnds)
+        }.sorted { ($0.width * $0.height, $0.name) < ($1.width * $1.height, $1.name) }
+        guard let largest = all.last else { return [] }
+        let scale = min(
+            Double(width) / Double(max(1, largest.width)), Double(height) / Double(max(1, largest.height)))
+        let shownWidth = Int((Double(largest.width) * scale).rounded(.up))
+        let shownHeight = Int((Double(largest.height) * scale).rounded(.up))
+        guard let needed = all.firstIndex(where: { $0.width >= shownWidth && $0.height >= shownHeight }) else {
+            return all
+        }
+        return Array(all[...needed])
+    }
+}

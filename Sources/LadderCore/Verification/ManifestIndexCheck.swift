@@ -1,0 +1,23 @@
+import LadderManifest
+
+/// Checks that the index files beside the manifest hold exactly what the manifest says
+/// (`ManifestIndexWriter`). A shard's partial manifest has no index: `ladder merge` writes it.
+struct ManifestIndexCheck {
+    var configuration: PipelineConfiguration
+    var manifestLabel: String
+
+    func problems(_ manifest: Manifest) -> [VerificationProblem] {
+        guard manifest.shard == nil, let folder = try? Directory.open(FilePath.parent(configuration.manifestPath))
+        else { return [] }
+        let base = FilePath.parent(manifestLabel)
+        return ManifestIndexWriter(manifestFolder: folder).problems(for: manifest).map {
+            VerificationProblem(path: base == "." ? $0.path : base + "/" + $0.path, kind: "index", message: $0.message)
+        }
+    }
+
+    /// The index files' paths relative to the output folder, given the manifest's.
+    static func pathsInOutput(_ manifestInOutput: String) -> [String] {
+        let base = FilePath.parent(manifestInOutput)
+        return ManifestIndexWriter.paths.map { base.isEmpty || base == "." ? $0 : base + "/" + $0 }
+    }
+}

@@ -1,0 +1,98 @@
+import LadderImaging
+import LadderManifest
+
+/// Checks an image's `placeholder`, `averageColor` and `hasAlpha` against its smallest variant:
+/// both colours must be within a tolerance of the mean colour of that variant's decoded pixels.
+///
+/// The tolerances, in 8-bit levels per sRGB channel: `averageColor` is the mean of a 100-pixel
+/// rendering of the same picture, so only JPEG's loss and the resampling separate the two
+/// (`averageColorTolerance`); the placeholder's average is further quantized by ThumbHash (6
+/// bits for luminance, 6 bits over twice the range for each colour difference, up to about 6
+/// levels on red), hence `placeholderTolerance`.
+struct PlaceholderCheck {
+    static let averageColorTolerance = 6
+    static let placeholderTolerance = 12
+
+    var entry: Manifest.ImageEntry
+    /// The smallest variant: its label and its file's bytes, when it could be read.
+    var thumbnail: (label: String, bytes: [UInt8])?
+    /// The manifest's label, for problems with the manifest's own values.
+    var manifestLabel: String
+    var image: String
+
+    func problems() -> [VerificationProblem] {
+        var problems: [VerificationProblem] = []
+        let source = entry.sources.sorted().first ?? image
+        func problem(_ kind: String, _ message: String, path: String? = nil) {
+            problems.append(
+                VerificationProblem(path: path ?? manifestLabel, kind: kind, message: message, image: image))
+        }
+        let hash = entry.placeholder.flatMap { ThumbHash(base64: $0) }
+        let color = entry.averageColor.flatMap { HexColor($0) }
+        if entry.placeholder == nil || entry.averageColor == nil || entry.hasAlpha == nil {
+            let missing = [("placeholder", entry.placeholder == nil), ("averageColor", entry.averageColor == nil),
+                ("hasAlpha", entry.hasAlpha == nil)].filter(\.1).map(\.0)
+            problem(
+                "placeholder-missing",
+                "image \(source) has no \(missing.joined(separator: ", ")); run ladder build to add them")
+        }
+        if let text = entry.placeholder, hash?.picture() == nil {
+            problem("placeholder-invalid", "image \(source): the placeholder \"\(text)\" is not a ThumbHash")
+        }
+        if let text = entry.averageColor, color == nil {
+            problem("placeholder-invalid", "image \(source): the averageColor \"\(text)\" is not #rrggbb")
+        }
+        guard let thumbnail, hash != nil || color != nil,
+            let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes),
+            let mean = Self.mean(of: pixels)
+        else { return problems }
+
+        if let color, let difference = Self.difference(mean, [color.red, color.green, color.blue].map(Double.init)),
+            difference > Double(Self.averageColorTolerance)
+        {
+            problem(
+                "placeholder-color",
+                "image \(source): averageColor \(color) is \(Int(difference.rounded())) levels from the mean colour of \(thumbnail.label) (\(Self.hex(mean))); at most \(Self.averageColorTolerance) allowed",
+                path: thumbnail.label)
+        }
+        if let average = hash?.averageColor,
+            let difference = Self.difference(mean, [average.red, average.green, average.blue].map { $0 * 255 }),
+            difference > Double(Self.placeholderTolerance)
+        {
+            problem(
+                "placeholder-color",
+                "image \(source): the placeholder's average colour is \(Int(difference.rounded())) levels from the mean colour of \(thumbnail.label) (\(Self.hex(mean))); at most \(Self.placeholderTolerance) allowed",
+                path: thumbnail.label)
+        }
+        return problems
+    }
+
+    /// The mean red, green and blue of decoded pixels; nil for colour models without sRGB.
+    static func mean(of pixels: DecodedPixels) -> [Double]? {
+        let count = pixels.width * pixels.height
+        guard count > 0 else { return nil }
+        var sums = [0, 0, 0]
+        switch pixels.colorModel {
+        case .grayscale:
+            let total = pixels.samples.reduce(0) { $0 + Int($1) }
+            sums = [total, total, total]
+        case .rgb:
+            for i in 0..<count {
+                for channel in 0..<3 { sums[channel] += Int(pixels.samples[i * 3 + channel]) }
+            }
+        case .yCbCr, .cmyk:
+            return nil
+        }
+        return sums.map { Double($0) / Double(count) }
+    }
+
+    /// The largest difference between two colours' channels.
+    static func difference(_ a: [Double], _ b: [Double]) -> Double? {
+        zip(a, b).map { abs($0 - $1) }.max()
+    }
+
+    static func hex(_ color: [Double]) -> String {
+        let bytes = color.map { UInt8(min(255, max(0, $0.rounded()))) }
+        return HexColor(red: bytes[0], green: bytes[1], blue: bytes[2]).description
+    }
+}

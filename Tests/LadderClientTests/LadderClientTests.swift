@@ -1,0 +1,202 @@
+import Foundation
+import LadderClient
+import LadderManifest
+import LadderTestSupport
+import Testing
+
+/// The client against a real HTTP server on 127.0.0.1 serving a folder that a build wrote.
+@Suite("Client", .serialized)
+struct LadderClientTests {
+    /// A view this large needs every rung up to the full-size one.
+    static let large = (width: 4000, height: 4000)
+
+    @Test("a whole ladder arrives in order: placeholder, small_thumb, large_thumb, full, each byte-exact")
+    func wholeLadder() async throws {
+        let ladder = try ServedLadder(photos: 1)
+        // 1 MB/s per connection: each rung's time follows its size, so every rung shows.
+        ladder.server.configure { $0.bytesPerSecond = 1_000_000 }
+        let sha1 = try #require(ladder.sha1s.first)
+        let timeline = try await Timeline.record(
+            ladder.client().load(.sha1(sha1), width: Self.large.width, height: Self.large.height))
+
+        guard case .placeholder(let hash, let color) = try #require(timeline.events.first?.event) else {
+            Issue.record("the first event is not the placeholder: \(String(describing: timeline.events.first?.event))")
+            return
+        }
+        #expect(hash.base64 == ladder.manifest.images[sha1]?.placeholder)
+        #expect(color?.description == ladder.manifest.images[sha1]?.averageColor)
+        #expect(timeline.rungNames == ["small_thumb", "large_thumb", "full"])
+        for name in timeline.rungNames { #expect(timeline.data(of: name) == (try ladder.fileBytes(sha1, name))) }
+        #expect(timeline.failures.isEmpty)
+    }
+
+    @Test("a small view stops at the rung it needs, and the manifest resolves source paths")
+    func stopsAtTheNeededRung() async throws {
+        let ladder = try ServedLadder(photos: 1)
+        let client = LadderClient(manifest: ladder.manifest, baseURL: ladder.server.baseURL)
+        let timeline = try await Timeline.record(client.load(.source("photos/p0.jpg"), width: 300, height: 300))
+        #expect(timeline.rungNames.last == "large_thumb")
+        #expect(!ladder.server.requests.contains { $0.contains("full") || $0 == ladder.urlPath(ladder.sha1s[0], "full") })
+        await #expect(throws: LadderError.self) {
+            for try await _ in client.load(.source("photos/none.jpg"), width: 300, height: 300) {}
+        }
+    }
+
+    @Test("cancelling a load mid-download stops the transfer and caches nothing partial")
+    func cancellation() async throws {
+        let ladder = try ServedLadder(photos: 2)
+        ladder.server.configure { $0.bytesPerSecond = 100_000 }
+        let cacheFolder = TemporaryDirectory("ladder-cache")
+        let cache = DiskCache(folder: cacheFolder.url("cache"), limit: 50_000_000)
+        let client = ladder.client(cache: cache, limit: 3)
+        let sha1 = ladder.sha1s[0]
+        let fullPath = ladder.urlPath(sha1, "full")
+
+        // Stop listening as soon as the small thumbnail is shown, while the others download.
+        for try await event in client.load(.sha1(sha1), width: Self.large.width, height: Self.large.height) {
+            if case .rung(let rung, _, _) = event, rung.name == "small_thumb" { break }
+        }
+        // The server notices the client went away while it was still sending the full file.
+        var waited = 0.0
+        while !ladder.server.abandoned.contains(fullPath) && waited < 10 {
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 0.1
+        }
+        #expect(ladder.server.abandoned.contains(fullPath))
+        #expect(await cache.storedNames() == [sha1 + "-small_thumb"])
+
+        // The download slots were given back: another image loads with the same client.
+        ladder.server.configure { $0.bytesPerSecond = nil }
+        let other = try await Timeline.record(client.load(.sha1(ladder.sha1s[1]), width: 100, height: 100))
+        #expect(other.rungNames == ["small_thumb"])
+    }
+
+    @Test("on a throttled connection the rungs arrive in order, each about when its bytes allow")
+    func throttled() async throws {
+        let ladder = try ServedLadder(photos: 1)
+        let rate = 150_000
+        ladder.server.configure { $0.bytesPerSecond = rate }
+        let sha1 = ladder.sha1s[0]
+        let timeline = try await Timeline.record(
+            ladder.client().load(.sha1(sha1), width: Self.large.width, height: Self.large.height))
+        #expect(timeline.rungNames == ["small_thumb", "large_thumb", "full"])
+        let variants = try #require(ladder.manifest.images[sha1]?.variants)
+        for name in ["small_thumb", "large_thumb", "full"] {
+            let bytes = try #require(variants[name]?.bytes)
+            let arrived = try #require(timeline.seconds(of: name))
+            // Each rung has its own connection: it needs its bytes at the rate, plus the
+            // index file's download and a second's slack for a busy machine.
+            let due = Double(bytes) / Double(rate) + 1.5
+            #expect(arrived <= due, "\(name) (\(bytes) bytes) arrived at \(arrived) s, due by \(due) s")
+        }
+        let small = try #require(timeline.seconds(of: "small_thumb"))
+        let full = try #require(timeline.seconds(of: "full"))
+        #expect(small < full / 3, "the thumbnail must not wait for the full-size file")
+
+        // The progressive file shows scan by scan: each a prefix of the file up to a scan end,
+        // after large_thumb and before the whole file.
+        let ends = try #require(variants["full"]?.scanEnds)
+        let fullBytes = try ladder.fileBytes(sha1, "full")
+        let scans = timeline.events.compactMap { item -> (data: Data, count: Int, seconds: Double)? in
+            if case .scans(_, let data, let count) = item.event { (data, count, item.seconds) } else { nil }
+        }
+        #expect(!scans.isEmpty, "no scan arrived before the whole file")
+        #expect(scans.map(\.count) == scans.map(\.count).sorted() && Set(scans.map(\.count)).count == scans.count)
+        for scan in scans {
+            #expect(scan.data == fullBytes.prefix(ends[scan.count - 1]), "scan \(scan.count) is not the file's prefix")
+            #expect(scan.seconds >= (timeline.seconds(of: "large_thumb") ?? .infinity) && scan.seconds <= full)
+        }
+    }
+
+    @Test("a 404 for one rung is reported and the next rung is used")
+    func missingRung() async throws {
+        let ladder = try ServedLadder(photos: 1)
+        let sha1 = ladder.sha1s[0]
+        ladder.server.configure { $0.missing = [ladder.urlPath(sha1, "large_thumb")] }
+        let timeline = try await Timeline.record(
+            ladder.client().load(.sha1(sha1), width: Self.large.width, height: Self.large.height))
+        #expect(timeline.rungNames.last == "full")
+        #expect(!timeline.rungNames.contains("large_thumb"))
+        let failure = try #require(timeline.failures.first)
+        #expect(failure.0 == "large_thumb")
+        guard case .http(let status, _) = failure.1 else {
+            Issue.record("expected an HTTP error, got \(failure.1)")
+            return
+        }
+        #expect(status == 404)
+    }
+
+    @Test("a tampered rung is reported, not cached, and the next rung is used")
+    func tamperedRung() async throws {
+        let ladder = try ServedLadder(photos: 1)
+        let sha1 = ladder.sha1s[0]
+        var tampered = [UInt8](try ladder.fileBytes(sha1, "small_thumb"))
+        tampered[tampered.count / 2] ^= 0x55
+        ladder.server.configure { $0.replaced = [ladder.urlPath(sha1, "small_thumb"): tampered] }
+        let cacheFolder = TemporaryDirectory("ladder-cache")
+        let cache = DiskCache(folder: cacheFolder.url("cache"), limit: 50_000_000)
+        let timeline = try await Timeline.record(ladder.client(cache: cache).load(.sha1(sha1), width: 600, height: 600))
+        #expect(timeline.rungNames == ["large_thumb"])
+        let failure = try #require(timeline.failures.first)
+        #expect(failure.0 == "small_thumb")
+        guard case .checksum = failure.1 else {
+            Issue.record("expected a checksum error, got \(failure.1)")
+            return
+        }
+        #expect(await cache.storedNames() == [sha1 + "-large_thumb"])
+    }
+
+    @Test("the disk cache stays under its limit, drops the least recently used, and serves hits without the network")
+    func cacheLimit() async throws {
+        let ladder = try ServedLadder(photos: 3)
+        let smallest = ladder.sha1s.compactMap { ladder.manifest.images[$0]?.variants["large_thumb"]?.bytes }
+        // Room for two large thumbnails and nothing more.
+        let limit = (smallest.max() ?? 0) * 2 + (smallest.min() ?? 0) / 2
+        let cacheFolder = TemporaryDirectory("ladder-cache")
+        let cache = DiskCache(folder: cacheFolder.url("cache"), limit: limit)
+        let client = ladder.client(cache: cache)
+        // 600 pixels needs large_thumb; small_thumb is cancelled or dropped once it is there.
+        for sha1 in ladder.sha1s {
+            let timeline = try await Timeline.record(client.load(.sha1(sha1), width: 600, height: 600))
+            #expect(timeline.rungNames.last == "large_thumb")
+        }
+        let sizes = try FileManager.default.contentsOfDirectory(atPath: cacheFolder.path("cache")).map {
+            try FileManager.default.attributesOfItem(atPath: cacheFolder.path("cache/" + $0))[.size] as? Int ?? 0
+        }
+        #expect(sizes.reduce(0, +) <= limit)
+        let stored = await cache.storedNames()
+        #expect(!stored.contains(ladder.sha1s[0] + "-large_thumb"), "the least recently used is dropped first")
+        #expect(stored.contains(ladder.sha1s[2] + "-large_thumb"))
+
+        let requestsBefore = ladder.server.requests.count
+        let again = try await Timeline.record(client.load(.sha1(ladder.sha1s[2]), width: 600, height: 600))
+        #expect(again.events.contains { if case .rung(_, _, true) = $0.event { true } else { false } })
+        #expect(ladder.server.requests.count == requestsBefore, "a cache hit needs no download")
+    }
+
+    @Test("500 images requested at once never exceed the download limit, and all arrive")
+    func manyImages() async throws {
+        let ladder = try ServedLadder(photos: 500, tiny: true)
+        // 20 ms before each response: downloads overlap, as on a real network.
+        ladder.server.configure { $0.latency = 20_000 }
+        let limit = 4
+        let client = ladder.client(limit: limit)
+        let shown = try await withThrowingTaskGroup(of: String?.self) { group in
+            for sha1 in ladder.sha1s {
+                group.addTask {
+                    let timeline = try await Timeline.record(client.load(.sha1(sha1), width: 40, height: 40))
+                    return timeline.rungNames.last
+                }
+            }
+            var names: [String?] = []
+            for try await name in group { names.append(name) }
+            return names
+        }
+        #expect(ladder.sha1s.count == 500)
+        #expect(shown.count == 500)
+        // Variants of a photo this small all have its size: the first one covers the view.
+        #expect(shown.filter { $0 == nil }.isEmpty, "every load ends with a whole rung")
+        #expect(ladder.server.peakConcurrency <= limit)
+        #expect(ladder.server.peakConcurrency == limit, "the limit was reached, so it was what held them back")
+    }
+}
