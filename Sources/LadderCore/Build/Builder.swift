@@ -359,12 +359,19 @@ public final class Builder: Sendable {
                 $0.filesWritten += 1
             }
         }
-        let entry = Manifest.ImageEntry(
+        var entry = Manifest.ImageEntry(
             sources: [], width: rendered.facts.size.width, height: rendered.facts.size.height, variants: variants,
             format: rendered.facts.format, bytes: source.count, orientation: rendered.facts.orientation,
             captured: rendered.facts.captured, gpsRemoved: rendered.facts.hadGPS,
             placeholder: rendered.facts.placeholder?.thumbHash, averageColor: rendered.facts.placeholder?.averageColor,
             hasAlpha: rendered.facts.isTransparent)
+        if !plan.reuse.isEmpty, let previousEntry, previousEntry.placeholder != nil {
+            // Same bytes, same picture: keep the placeholder made with the first variants, so
+            // that remaking one variant does not change it.
+            entry.placeholder = previousEntry.placeholder
+            entry.averageColor = previousEntry.averageColor
+            entry.hasAlpha = previousEntry.hasAlpha
+        }
         state.withLock {
             $0.entries[sha1] = entry
             $0.built.insert(sha1)
