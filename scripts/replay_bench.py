@@ -60,6 +60,7 @@ def main():
     parser.add_argument("--ladder", required=True)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--limit", type=int, help="only the first N files of FOLDER, by name")
     parser.add_argument("--markdown")
     args = parser.parse_args()
     images = args.folder or ("../shared/corpus/photos" if os.path.isdir("../shared/corpus/photos")
@@ -67,6 +68,12 @@ def main():
     images = os.path.abspath(images)
     work = tempfile.mkdtemp(prefix="ladder-replay-bench-")
     try:
+        if args.limit:
+            chosen = os.path.join(work, "sources")
+            os.makedirs(chosen)
+            for name in sorted(n for n in os.listdir(images) if not n.startswith("."))[:args.limit]:
+                shutil.copy(os.path.join(images, name), os.path.join(chosen, name))
+            images = chosen
         # The files to replay: the full-size variants of a plain build.
         build(args.ladder, images, os.path.join(work, "files"), args.jobs, report=False)
         with open(os.path.join(work, "files", "build/variants/manifest.json")) as f:
@@ -107,7 +114,8 @@ def main():
         median = lambda key: statistics.median(line[key] for line in lines)
         out = []
         out.append(f"{time.strftime('%Y-%m-%d', time.gmtime())}, {platform.machine()}, {os.cpu_count()} cores "
-                   f"({platform.processor() or platform.platform()}), {len(files)} full-size variants of {images} "
+                   f"({platform.processor() or platform.platform()}), {len(files)} full-size variants of "
+                   f"{args.folder or 'the default folder'}{f' (first {args.limit})' if args.limit else ''} "
                    f"({statistics.median(line['pixels'] for line in lines) / 1e6:.1f} MP median), "
                    f"{args.rounds} rounds, medians.")
         out.append("")

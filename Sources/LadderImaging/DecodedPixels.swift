@@ -111,22 +111,8 @@ public struct DecodedPixels: Sendable, Equatable {
         case .grayscale, .rgb:
             return self
         case .yCbCr:
-            // In 16.16 fixed point, rounded, as libjpeg's own color converter does.
-            let half = 1 << 15
-            var rgb = [UInt8](repeating: 0, count: samples.count)
-            samples.withUnsafeBufferPointer { source in
-                rgb.withUnsafeMutableBufferPointer { target in
-                    for index in stride(from: 0, to: source.count, by: 3) {
-                        let y = Int(source[index]) << 16
-                        let cb = Int(source[index + 1]) - 128
-                        let cr = Int(source[index + 2]) - 128
-                        target[index] = clampToByte((y + 91_881 * cr + half) >> 16)
-                        target[index + 1] = clampToByte((y - 22_554 * cb - 46_802 * cr + half) >> 16)
-                        target[index + 2] = clampToByte((y + 116_130 * cb + half) >> 16)
-                    }
-                }
-            }
-            return DecodedPixels(width: width, height: height, components: 3, colorModel: .rgb, samples: rgb)
+            return DecodedPixels(
+                width: width, height: height, components: 3, colorModel: .rgb, samples: Self.rgb(fromYCbCr: samples))
         case .cmyk:
             var rgb = [UInt8](repeating: 0, count: width * height * 3)
             for pixel in 0..<(width * height) {
@@ -148,6 +134,65 @@ public struct DecodedPixels: Sendable, Equatable {
     }
 }
 
+extension DecodedPixels {
+    /// Interleaved YCbCr to interleaved RGB with JPEG's full-range BT.601 equations, in 16.16
+    /// fixed point, rounded, as libjpeg's own color converter does; eight pixels at a time in
+    /// `SIMD8<Int32>` lanes.
+    static func rgb(fromYCbCr samples: [UInt8]) -> [UInt8] {
+        typealias Lanes = SIMD8<Int32>
+        let pixels = samples.count / 3
+        var rgb = [UInt8](repeating: 0, count: samples.count)
+        let half = Lanes(repeating: 1 << 15)
+        let centre = Lanes(repeating: 128)
+        let (zero, full) = (Lanes(repeating: 0), Lanes(repeating: 255))
+        samples.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { target in
+                @inline(__always) func convert(_ y: Lanes, _ cb: Lanes, _ cr: Lanes) -> (Lanes, Lanes, Lanes) {
+                    let luma = y &<< 16
+                    let r = (luma &+ 91_881 &* cr &+ half) &>> 16
+                    let g = (luma &- 22_554 &* cb &- 46_802 &* cr &+ half) &>> 16
+                    let b = (luma &+ 116_130 &* cb &+ half) &>> 16
+                    return (
+                        r.clamped(lowerBound: zero, upperBound: full), g.clamped(lowerBound: zero, upperBound: full),
+                        b.clamped(lowerBound: zero, upperBound: full)
+                    )
+                }
+                var pixel = 0
+                var y = Lanes()
+                var cb = Lanes()
+                var cr = Lanes()
+                while pixel + 8 <= pixels {
+                    let base = pixel * 3
+                    for lane in 0..<8 {
+                        y[lane] = Int32(source[base + lane * 3])
+                        cb[lane] = Int32(source[base + lane * 3 + 1])
+                        cr[lane] = Int32(source[base + lane * 3 + 2])
+                    }
+                    let (r, g, b) = convert(y, cb &- centre, cr &- centre)
+                    for lane in 0..<8 {
+                        target[base + lane * 3] = UInt8(truncatingIfNeeded: r[lane])
+                        target[base + lane * 3 + 1] = UInt8(truncatingIfNeeded: g[lane])
+                        target[base + lane * 3 + 2] = UInt8(truncatingIfNeeded: b[lane])
+                    }
+                    pixel += 8
+                }
+                // The last few pixels, one lane each.
+                while pixel < pixels {
+                    let base = pixel * 3
+                    let (r, g, b) = convert(
+                        Lanes(repeating: Int32(source[base])), Lanes(repeating: Int32(source[base + 1])) &- centre,
+                        Lanes(repeating: Int32(source[base + 2])) &- centre)
+                    target[base] = UInt8(truncatingIfNeeded: r[0])
+                    target[base + 1] = UInt8(truncatingIfNeeded: g[0])
+                    target[base + 2] = UInt8(truncatingIfNeeded: b[0])
+                    pixel += 1
+                }
+            }
+        }
+        return rgb
+    }
+}
+
 extension Image {
     /// The pixels of this in-memory 8-bit image.
     public func decodedPixels() throws(ImagingError) -> DecodedPixels {
@@ -160,9 +205,6 @@ private func clampToByte(_ value: Double) -> UInt8 {
     UInt8(max(0, min(255, value.rounded())))
 }
 
-private func clampToByte(_ value: Int) -> UInt8 {
-    UInt8(truncatingIfNeeded: max(0, min(255, value)))
-}
 
 func cString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -49,6 +49,17 @@ public enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStri
         case .lensSerialNumber: "the lens' serial number"
         }
     }
+
+    /// The tag's name in the EXIF standard, as `ladder check` reports it: "EXIF Artist".
+    public var label: String {
+        switch self {
+        case .artist: "EXIF Artist"
+        case .makerNotes: "EXIF MakerNote"
+        case .ownerName: "EXIF CameraOwnerName"
+        case .bodySerialNumber: "EXIF BodySerialNumber"
+        case .lensSerialNumber: "EXIF LensSerialNumber"
+        }
+    }
 }
 
 /// What a source's EXIF block says that matters to ladder, read with libexif.

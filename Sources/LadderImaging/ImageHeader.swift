@@ -42,9 +42,10 @@ public struct ImageHeader: Sendable, Equatable {
     public var isProgressiveJPEG: Bool
     /// The EXIF block parsed with libexif, when there is one.
     public var exif: ExifMetadata?
-    /// True when the file carries XMP or IPTC metadata (which can name people and places).
-    public var hasXMP: Bool
-    public var hasIPTC: Bool
+    /// The XMP packet, when there is one: which of its fields name people, places or devices.
+    public var xmp: XMPPacket?
+    /// The IPTC-IIM block, when there is one: which of its datasets hold a value.
+    public var iptc: IPTCRecord?
 
     /// The size once the orientation is applied.
     public var size: PixelSize { orientation >= 5 ? storedSize.transposed : storedSize }
@@ -118,8 +119,8 @@ public struct ImageHeader: Sendable, Equatable {
         self.pageCount = int("n-pages") ?? 1
         self.isProgressiveJPEG = (int("jpeg-multiscan") ?? 0) != 0
         self.exif = blob("exif-data").flatMap { ExifMetadata(parsing: $0) }
-        self.hasXMP = vips_image_get_typeof(image, "xmp-data") != 0
-        self.hasIPTC = vips_image_get_typeof(image, "iptc-data") != 0
+        self.xmp = blob("xmp-data").map { XMPPacket(parsing: $0) }
+        self.iptc = blob("iptc-data").map { IPTCRecord(parsing: $0) }
 
     }
 }

@@ -50,6 +50,50 @@ struct CheckCommandTests {
         #expect(!result.output.contains("small.jpg"))
         #expect(result.output.contains("photos/notes.jpg\n  error: "))
     }
+
+    @Test("a clean export with XMP and a Photoshop IPTC block prints the summary line and nothing else")
+    func cleanExport() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(
+            TestImages.exportJPEG(width: 3000, height: 2000, xmp: TestImages.xmpPacket(), iptc: TestImages.photoshopIPTC()),
+            to: "photos/wallpaper.jpg")
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        let result = runLadder(["check", "--config", folder.path("pipeline.json")])
+        #expect(result.code == .success)
+        #expect(result.output == "1 source checked: nothing to fix\n")
+        #expect(result.error == "")
+    }
+
+    @Test("personal data is info (a warning with --strict), and --json marks it so, keeping its keys")
+    func personalDataLevels() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.cameraJPEG(width: 3000, height: 2000), to: "photos/camera.jpg")
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        let config = folder.path("pipeline.json")
+
+        let plain = runLadder(["check", "--config", config])
+        #expect(plain.code == .success)
+        #expect(plain.output.contains("photos/camera.jpg\n  info: the original carries the GPS position"))
+        #expect(plain.output.hasSuffix("1 source checked: 0 errors, 0 warnings, 2 info in 1 file\n"))
+        #expect(!plain.output.contains("Ada Lovelace") && !plain.output.contains("51.5"))
+        #expect(!runLadder(["check", "--config", config, "--quiet"]).output.contains("info:"))
+
+        let strict = runLadder(["check", "--config", config, "--strict"])
+        #expect(strict.code == .success)
+        #expect(strict.output.contains("  warning: the original carries the GPS position"))
+        #expect(strict.output.hasSuffix("0 errors, 2 warnings in 1 file\n"))
+
+        let json = runLadder(["check", "--config", config, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        for key in ["ok", "sources", "errors", "warnings", "files"] { #expect(object[key] != nil, "\(key)") }
+        #expect(object["warnings"] as? Int == 0 && object["info"] as? Int == 2)
+        let files = try #require(object["files"] as? [[String: Any]])
+        let findings = try #require(files.first?["findings"] as? [[String: String]])
+        #expect(findings.map { $0["severity"] } == ["info", "info"])
+        #expect(Set(findings.compactMap { $0["kind"] }) == ["gps", "personal-metadata"])
+    }
 }
 
 /// `ladder check` on the real files of ../shared/corpus, run as users run it (with workers).
@@ -103,5 +147,58 @@ struct CorpusCheckTests {
         let tiny: Set = ["prophoto_1x1.png", "s01n3p01_1x1.png", "multiple_exif_1x1.jpg", "Issue_508_1x1_gps.jpg"]
         #expect(tiny.isSubset(of: flagged["tiny"] ?? []))
         #expect(flagged["unsupported"]?.contains("monkey12.jpg") == true, "12-bit JPEG")
+    }
+}
+
+/// `ladder check` on ../shared/corpus/exif: real camera files, whose GPS tags are known from
+/// ExifTool's reading recorded in ../shared/corpus/manifest.json (an independent oracle).
+@Suite("Corpus check of personal data", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+struct CorpusPersonalDataTests {
+    /// The kinds that make a variant come out otherwise than expected: the only warnings.
+    static let actionKinds: Set = [
+        "not-upscaled", "tiny", "cmyk", "wide-gamut", "alpha", "animated", "duplicate", "misnamed", "skipped",
+    ]
+
+    /// The exif/ files whose GPSLatitude and GPSLongitude ExifTool read as a position (numbers,
+    /// not both 0).
+    static func locatedByExifTool() throws -> Set<String> {
+        let data = try Data(contentsOf: URL(fileURLWithPath: try #require(Corpus.path("manifest.json"))))
+        let entries = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        var located: Set<String> = []
+        for entry in entries {
+            guard let file = entry["file"] as? String, file.hasPrefix("exif/"),
+                let exif = entry["exif"] as? [String: Any],
+                let latitude = exif["GPSLatitude"] as? Double, let longitude = exif["GPSLongitude"] as? Double,
+                latitude != 0 || longitude != 0
+            else { continue }
+            located.insert(String(file.dropFirst("exif/".count)))
+        }
+        return located
+    }
+
+    @Test("exif/: warnings only for what changes a variant; info names every GPS-positioned file and no other")
+    func exifFolder() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        _ = executable
+        let folder = TemporaryDirectory()
+        try folder.write("{\"sources\": [\"\(try #require(Corpus.path("exif")))\"]}", to: "pipeline.json")
+        let result = try LadderExecutable.run(["check", "--json"], in: folder.path)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        var bySeverity: [String: [String: Set<String>]] = [:]
+        for file in try #require(object["files"] as? [[String: Any]]) {
+            let name = try #require((file["path"] as? String)?.split(separator: "/").last.map(String.init))
+            for finding in try #require(file["findings"] as? [[String: String]]) {
+                bySeverity[finding["severity"]!, default: [:]][finding["kind"]!, default: []].insert(name)
+            }
+        }
+        let warned = bySeverity["warning"] ?? [:]
+        #expect(Set(warned.keys).isSubset(of: Self.actionKinds), "warnings: \(warned)")
+        #expect(warned["tiny"]?.contains("Issue_508_1x1_gps.jpg") == true, "warnings still come")
+
+        let located = try Self.locatedByExifTool()
+        #expect(located.count >= 10)
+        #expect((bySeverity["info"]?["gps"] ?? []) == located)
+        #expect(Set((bySeverity["info"] ?? [:]).keys).isSubset(of: ["gps", "personal-metadata"]))
+        #expect(object["info"] as? Int ?? 0 >= located.count)
     }
 }

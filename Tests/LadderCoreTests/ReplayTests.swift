@@ -36,6 +36,55 @@ struct ReplayTests {
         #expect(try #require(report.firstShownAt) % 4096 == 0)
     }
 
+    @Test("measuring luma only gives the same scans and qualities as rendering whole pictures")
+    func lumaOnlyMatchesColor() throws {
+        let jpeg = try Self.fiveScanJPEG(width: 640, height: 424)
+        let replay = ProgressiveReplay(options: .init(chunkBytes: 8192, expectedScans: 5))
+        var frames: [Int] = []
+        let color = replay.replay(jpeg, path: "c.jpg") { scan, pixels in
+            #expect(pixels.components == 3)
+            frames.append(scan)
+        }
+        let luma = replay.replay(jpeg, path: "c.jpg")
+        #expect(frames == [1, 2, 3, 4, 5])
+        #expect(luma.scans == color.scans)
+        #expect(luma.matchesOneShotDecode && color.matchesOneShotDecode)
+        #expect(luma.problems.isEmpty && color.problems.isEmpty)
+    }
+
+    @Test("quality over the download: the mean over the bytes of what is on screen, 0 before the first picture")
+    func downloadQualityDefinition() {
+        let quality = DownloadQuality(
+            bytes: 100,
+            paints: [
+                .init(scan: 1, offset: 20, ssim: 0.5, psnr: 25), .init(scan: 2, offset: 60, ssim: 0.9, psnr: 35),
+                .init(scan: 3, offset: 100, ssim: 1, psnr: 99),
+            ])
+        // Bytes 1-19 show nothing, 20-59 scan 1, 60-99 scan 2, byte 100 the final picture.
+        #expect(abs(quality.meanSSIM - (0.5 * 40 + 0.9 * 40 + 1) / 100) < 1e-12)
+        #expect(abs(quality.meanPSNR() - (25.0 * 40 + 35 * 40 + 60) / 100) < 1e-12, "capped at 60 dB")
+        #expect(quality.firstPaintShare == 0.2)
+        #expect(DownloadQuality(bytes: 100, paints: []).meanSSIM == 0)
+    }
+
+    @Test("quality over the download of a real file: measured alone as by a full replay, and 1/N for a baseline file")
+    func downloadQualityMeasured() throws {
+        let jpeg = try Self.fiveScanJPEG()
+        let measured = try DownloadQuality(measuring: jpeg)
+        let replayed = DownloadQuality(ProgressiveReplay().replay(jpeg, path: "x.jpg"))
+        #expect(measured.paints.map(\.offset) == replayed.paints.map(\.offset))
+        #expect(abs(measured.meanSSIM - replayed.meanSSIM) < 1e-4)
+        #expect(measured.meanSSIM > 0.3 && measured.meanSSIM < 0.99, "\(measured.meanSSIM)")
+        #expect(measured.paints.last?.ssim == 1 && measured.paints.count == 5)
+
+        let baseline = try TestImages.gradientJPEG(width: 400, height: 300)
+        let flat = try DownloadQuality(measuring: baseline)
+        #expect(abs(flat.meanSSIM - 1 / Double(baseline.count)) < 1e-12, "shown only once complete")
+
+        #expect(throws: ImagingError.self) { try DownloadQuality(measuring: Array(jpeg.prefix(jpeg.count / 2))) }
+        #expect(throws: ImagingError.self) { try DownloadQuality(measuring: Array("not a JPEG".utf8)) }
+    }
+
     @Test("a baseline JPEG gives one picture, at the end")
     func baseline() throws {
         let jpeg = try TestImages.gradientJPEG(width: 400, height: 300)

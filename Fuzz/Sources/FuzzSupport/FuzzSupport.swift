@@ -14,13 +14,12 @@ public enum FuzzSupport {
         exit(LLVMFuzzerRunDriver(&argc, &argv, testOneInput))
     }
 
-    /// Writes `seeds` into the folder named by `LADDER_FUZZ_SEEDS`, when that folder is empty,
-    /// so that each target starts from inputs it understands.
+    /// Writes `seeds` into the folder named by `LADDER_FUZZ_SEEDS` (as `seed-N`, again on every
+    /// run, beside what the corpus has grown), so that each target starts from inputs it understands.
     static func writeSeeds(_ seeds: () -> [[UInt8]]) {
         guard let folder = ProcessInfo.processInfo.environment["LADDER_FUZZ_SEEDS"] else { return }
         let manager = FileManager.default
         try? manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        guard (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty ?? false else { return }
         for (index, seed) in seeds().enumerated() {
             _ = manager.createFile(atPath: "\(folder)/seed-\(index)", contents: Data(seed))
         }

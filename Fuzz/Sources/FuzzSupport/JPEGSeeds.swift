@@ -25,6 +25,17 @@ extension FuzzSupport {
             (gray, JPEGEncoding(quality: 80, fullChroma: true)),
             (gray, JPEGEncoding(quality: 80, fullChroma: true, scans: ScanScript.recommendedGrayscale.scans)),
         ]
-        return encodings.compactMap { image, encoding in try? image?.jpegEncoded(encoding) }
+        let files = encodings.compactMap { image, encoding in try? image?.jpegEncoded(encoding) }
+        // Files that end just after a segment's marker and length, where a walker may read on.
+        var cut: [[UInt8]] = []
+        if let progressive = files.dropFirst().first {
+            for offset in progressive.indices.dropLast() where progressive[offset] == 0xFF {
+                let marker = progressive[offset + 1]
+                if marker >= 0xC0, marker != 0xFF, offset + 4 <= progressive.count {
+                    cut.append(Array(progressive[..<(offset + 4)]))
+                }
+            }
+        }
+        return files + cut
     }
 }

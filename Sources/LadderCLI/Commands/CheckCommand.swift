@@ -6,21 +6,26 @@ import LadderImaging
 struct CheckCommand: LadderCommand {
     static let name = "check"
     static let summary = "Say what is wrong with the sources before building, and how to fix it."
-    static let synopsis = "[--config PATH] [--json] [--jobs N] [FILE...]"
+    static let synopsis = "[--config PATH] [--json] [--strict] [--jobs N] [FILE...]"
     static let discussion = """
         Reads every source the pipeline would build (or only the FILEs given, as a pre-commit
         hook passes staged images), decodes it under the pipeline's limits, and reports for each
         one what a designer can act on, with a fix: files that cannot be built (not an image,
-        damaged or truncated, over a limit) as errors; and as warnings, images smaller than the
-        largest variant (they are not upscaled) or than every variant, CMYK or wide-gamut color
-        (converted to sRGB), GPS positions and other personal metadata (stripped), transparency
-        (flattened on the background color), animations (first frame only), identical files
-        under several names, and extensions that name another format than the content.
-        Nothing is written.
+        damaged or truncated, over a limit) as errors; and as warnings, what makes a variant
+        come out otherwise than expected: images smaller than the largest variant (they are not
+        upscaled) or than every variant, CMYK or wide-gamut color (converted to sRGB),
+        transparency (flattened on the background color), animations (first frame only),
+        identical files under several names, and extensions that name another format than the
+        content. Personal data that the original carries and the variants do not (a GPS
+        position; names of creators, copyright holders, people or places in EXIF, IPTC or XMP;
+        the camera's serial number) is info: which fields, never their values. Nothing is
+        written.
         """
     static let options = [
         .config,
         OptionSpec(names: ["--json"], help: "Print the findings as one JSON object on standard output."),
+        OptionSpec(
+            names: ["--strict"], help: "Report personal data in the originals as warnings, not info."),
         .jobs("Sources checked at once."),
     ]
     static let exitCodes: [(ExitCode, String)] = [
@@ -33,6 +38,7 @@ struct CheckCommand: LadderCommand {
 
     var configPath = "pipeline.json"
     var json = false
+    var strict = false
     var jobs = Builder.defaultJobs
     var files: [String]?
     var verbosity = Verbosity.normal
@@ -40,6 +46,7 @@ struct CheckCommand: LadderCommand {
     init(parsing options: ParsedOptions) throws(UsageError) {
         configPath = options.value("--config") ?? configPath
         json = options.has("--json")
+        strict = options.has("--strict")
         jobs = try options.integer("--jobs", in: 1...1024, command: Self.name) ?? jobs
         files = options.positional.isEmpty ? nil : options.positional
         verbosity = try Verbosity(options, command: Self.name)
@@ -58,8 +65,9 @@ struct CheckCommand: LadderCommand {
 
         let report: PreflightReport
         do {
-            report = try Preflight(configuration: configuration, renderer: renderer, observer: progress, jobs: jobs)
-                .run(paths: files)
+            report = try Preflight(
+                configuration: configuration, renderer: renderer, observer: progress, jobs: jobs, strict: strict
+            ).run(paths: files)
         } catch {
             progress.finish()
             console.error(error.description)
@@ -81,19 +89,24 @@ struct CheckCommand: LadderCommand {
             console.print(console.styledOutput(file.path, .bold))
             for finding in shown {
                 let label =
-                    finding.severity == .error
-                    ? console.styledOutput("error", .red) : console.styledOutput("warning", .yellow)
+                    switch finding.severity {
+                    case .error: console.styledOutput("error", .red)
+                    case .warning: console.styledOutput("warning", .yellow)
+                    case .info: console.styledOutput("info", .dim)
+                    }
                 console.print("  \(label): \(finding.message)")
                 console.print("    fix: \(finding.fix)")
             }
         }
         let errors = report.errorCount
         let warnings = report.warningCount
+        let infos = report.infoCount
         var line = "\(report.sources) source\(report.sources == 1 ? "" : "s") checked: "
-        if errors + warnings == 0 {
+        if errors + warnings + infos == 0 {
             line += console.styledOutput("nothing to fix", .green)
         } else {
             line += "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+            if infos > 0 { line += ", \(infos) info" }
             line += " in \(report.files.count) file\(report.files.count == 1 ? "" : "s")"
         }
         console.print(line)
@@ -118,6 +131,8 @@ struct CheckJSON: Encodable {
     var sources: Int
     var errors: Int
     var warnings: Int
+    /// Findings of severity "info" (personal data in the originals).
+    var info: Int
     var files: [File]
 
     init(_ report: PreflightReport) {
@@ -125,6 +140,7 @@ struct CheckJSON: Encodable {
         sources = report.sources
         errors = report.errorCount
         warnings = report.warningCount
+        info = report.infoCount
         files = report.files.map { file in
             File(
                 path: file.path,

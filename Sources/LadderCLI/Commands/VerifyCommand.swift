@@ -39,7 +39,7 @@ struct VerifyCommand: LadderCommand {
         OptionSpec(names: ["--junit"], value: "FILE", help: "Also write JUnit XML, one test case per image."),
         OptionSpec(
             names: ["--frames"], value: "DIR",
-            help: "Write every replayed picture as a PNG, and DIR/index.html showing them."),
+            help: "Write every replayed picture as a JPEG, and DIR/index.html showing them."),
         .jobs("Images checked at once."),
     ]
     static let exitCodes: [(ExitCode, String)] = [

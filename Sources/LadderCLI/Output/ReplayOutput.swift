@@ -17,6 +17,10 @@ struct ReplayJSON: Encodable {
     var firstPaintOffset: Int?
     var firstPaintShare: Double?
     var firstShownAt: Int?
+    /// Mean SSIM over the file's bytes, 0 before the first picture (see DownloadQuality).
+    var qualityOverDownload: Double
+    /// The same mean with PSNR in dB, capped at 60.
+    var qualityOverDownloadPSNR: Double
     var matchesOneShotDecode: Bool
     var problems: [ReplayReport.Problem]
 
@@ -30,6 +34,9 @@ struct ReplayJSON: Encodable {
         firstPaintOffset = report.firstPaintOffset
         firstPaintShare = report.firstPaintShare.map { ($0 * 10_000).rounded() / 10_000 }
         firstShownAt = report.firstShownAt
+        let quality = DownloadQuality(report)
+        qualityOverDownload = (quality.meanSSIM * 10_000).rounded() / 10_000
+        qualityOverDownloadPSNR = (quality.meanPSNR() * 100).rounded() / 100
         matchesOneShotDecode = report.matchesOneShotDecode
         problems = report.problems
     }
@@ -58,6 +65,11 @@ enum ReplayText {
             var line = String(format: "  first picture after %.1f %% of the file", share * 100)
             if let shown = report.firstShownAt { line += " (shown at byte \(shown) with chunked delivery)" }
             console.print(line)
+            let quality = DownloadQuality(report)
+            console.print(
+                String(
+                    format: "  quality over the download: SSIM %.4f, PSNR %.2f dB", quality.meanSSIM,
+                    quality.meanPSNR()))
         }
         for problem in report.problems {
             console.print("  " + console.styledOutput("problem", .red) + " (\(problem.kind)): \(problem.message)")

@@ -37,7 +37,11 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         if inSet { throw SyntaxError(pattern: pattern, reason: "'[' without ']'") }
         if depth != 0 { throw SyntaxError(pattern: pattern, reason: "'{' without '}'") }
         self.pattern = pattern
-        self.alternatives = Self.expandBraces(Array(pattern))
+        guard let alternatives = Self.expandBraces(Array(pattern), limit: Self.maximumAlternatives) else {
+            throw SyntaxError(
+                pattern: pattern, reason: "its {...} groups give more than \(Self.maximumAlternatives) patterns")
+        }
+        self.alternatives = alternatives
         self.matchesNameOnly = !pattern.contains("/")
     }
 
@@ -46,15 +50,23 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     /// True when `path` (relative, `/`-separated) matches.
     public func matches(_ path: String) -> Bool {
         let subject = Array(matchesNameOnly ? Substring(path.split(separator: "/").last ?? "") : Substring(path))
-        return alternatives.contains { Self.match(ArraySlice($0), ArraySlice(subject)) }
+        return alternatives.contains { alternative in
+            var failures = Set<Int>()
+            return Self.match(ArraySlice(alternative), ArraySlice(subject), failures: &failures)
+        }
     }
 
     public static func == (lhs: Glob, rhs: Glob) -> Bool { lhs.pattern == rhs.pattern }
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
-    /// Expands the first `{a,b}` group (recursively), giving brace-free patterns. Braces and
-    /// commas inside a set (`[{,]`) are characters of the set, as the syntax check reads them.
-    private static func expandBraces(_ pattern: [Character]) -> [[Character]] {
+    /// The most brace-free patterns one glob may expand to: `{a,b}` groups multiply, and twenty
+    /// of them would give a million.
+    static let maximumAlternatives = 1024
+
+    /// Expands the first `{a,b}` group (recursively), giving brace-free patterns, or nil when
+    /// they would be more than `limit`. Braces and commas inside a set (`[{,]`) are characters
+    /// of the set, as the syntax check reads them.
+    private static func expandBraces(_ pattern: [Character], limit: Int) -> [[Character]]? {
         var open: Int?
         var close = 0
         var depth = 0
@@ -79,17 +91,33 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
             }
             if open != nil, depth == 0 { break }
         }
-        guard let open, depth == 0 else { return [pattern] }
+        guard let open, depth == 0 else { return limit >= 1 ? [pattern] : nil }
         let bounds = [open] + commas + [close]
         var result: [[Character]] = []
         for (start, end) in zip(bounds, bounds.dropFirst()) {
             let expanded = Array(pattern[..<open]) + Array(pattern[(start + 1)..<end]) + Array(pattern[(close + 1)...])
-            result += expandBraces(expanded)
+            guard let more = expandBraces(expanded, limit: limit - result.count) else { return nil }
+            result += more
         }
         return result
     }
 
-    private static func match(_ pattern: ArraySlice<Character>, _ text: ArraySlice<Character>) -> Bool {
+    /// Matches a suffix of a pattern against a suffix of the subject. A pair that failed once is
+    /// not tried again (`failures` holds them by their start indices), so patterns with many
+    /// stars cost at most pattern length x path length tries instead of exponentially many.
+    private static func match(
+        _ pattern: ArraySlice<Character>, _ text: ArraySlice<Character>, failures: inout Set<Int>
+    ) -> Bool {
+        let state = pattern.startIndex * (text.endIndex + 1) + text.startIndex
+        if failures.contains(state) { return false }
+        let matched = matchFromStart(pattern, text, failures: &failures)
+        if !matched { failures.insert(state) }
+        return matched
+    }
+
+    private static func matchFromStart(
+        _ pattern: ArraySlice<Character>, _ text: ArraySlice<Character>, failures: inout Set<Int>
+    ) -> Bool {
         var pattern = pattern
         var text = text
         while let token = pattern.first {
@@ -101,7 +129,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
                     if rest.first == "/" { rest = rest.dropFirst() } else if rest.isEmpty { return true }
                     var candidate = text
                     while true {
-                        if match(rest, candidate) { return true }
+                        if match(rest, candidate, failures: &failures) { return true }
                         guard let slash = candidate.firstIndex(of: "/") else { return false }
                         candidate = candidate[(slash + 1)...]
                     }
@@ -109,7 +137,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
                 let rest = pattern.dropFirst()
                 var candidate = text
                 while true {
-                    if match(rest, candidate) { return true }
+                    if match(rest, candidate, failures: &failures) { return true }
                     guard let first = candidate.first, first != "/" else { return false }
                     candidate = candidate.dropFirst()
                 }

@@ -39,6 +39,15 @@ public struct ManifestIndexWriter: Sendable {
         return changed
     }
 
+    /// Whether every index file exists beside the manifest (one listing, no file read): a
+    /// build whose manifest did not change writes the index again only when this is false.
+    public static func isComplete(in manifestFolder: Directory) -> Bool {
+        guard let folder = try? manifestFolder.subdirectory(ManifestIndex.folder, create: false),
+            let names = try? folder.entries(sorted: false)
+        else { return false }
+        return Set(paths.map(FilePath.name)).isSubset(of: names)
+    }
+
     /// What is wrong with the index beside the manifest: every file must hold exactly what the
     /// manifest says, as `ladder verify` checks. Each problem is a file path (relative to the
     /// manifest's folder) and a message.

@@ -155,7 +155,8 @@ public struct JPEGStructure: Sendable, Equatable {
                 guard frameMarker != nil else {
                     throw ParseError(offset: markerOffset, reason: "scan before the start-of-frame marker")
                 }
-                let scanComponents = Int(data[payload])
+                // An empty segment may end the file: its component count is not there to read.
+                let scanComponents = payload < payloadEnd ? Int(data[payload]) : 0
                 guard scanComponents >= 1, scanComponents <= 4, length == 6 + 2 * scanComponents else {
                     throw ParseError(offset: markerOffset, reason: "malformed start-of-scan segment")
                 }

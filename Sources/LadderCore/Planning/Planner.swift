@@ -6,8 +6,16 @@ public struct ImagePlan: Sendable, Equatable {
     public var reuse: [String: Manifest.VariantEntry]
     /// Variants to make, by name, sorted.
     public var render: [String]
+    /// The previous entry, when some of its variants are kept: its placeholder is kept too, so
+    /// that remaking one variant does not change it.
+    public var kept: Manifest.ImageEntry?
 
     public var isUpToDate: Bool { render.isEmpty }
+
+    public init(reuse: [String: Manifest.VariantEntry], render: [String]) {
+        self.reuse = reuse
+        self.render = render
+    }
 }
 
 /// Decides what each source needs, from the previous manifest alone: no file is read and no
@@ -37,6 +45,8 @@ public enum Planner {
                 render.append(name)
             }
         }
-        return ImagePlan(reuse: reuse, render: render)
+        var plan = ImagePlan(reuse: reuse, render: render)
+        if !reuse.isEmpty { plan.kept = previous }
+        return plan
     }
 }

@@ -12,14 +12,18 @@ public struct Preflight: Sendable {
     let renderer: any SourceRendering
     let observer: (any BuildObserving)?
     let jobs: Int
+    /// Report personal data in the originals as warnings rather than info, for teams that
+    /// want the originals themselves clean.
+    let strict: Bool
 
     /// The picture each source is decoded to: small, so that the decode is all the work.
     static let probe = VariantRecipe(name: "check", maxWidth: 64, maxHeight: 64, quality: 50)
 
     public init(
         configuration: PipelineConfiguration, renderer: any SourceRendering = ExclusiveRenderer(),
-        observer: (any BuildObserving)? = nil, jobs: Int = Builder.defaultJobs
+        observer: (any BuildObserving)? = nil, jobs: Int = Builder.defaultJobs, strict: Bool = false
     ) {
+        self.strict = strict
         self.configuration = configuration
         self.renderer = renderer
         self.observer = observer
@@ -82,10 +86,16 @@ public struct Preflight: Sendable {
             }
         }
 
+        if strict {
+            for path in findings.keys {
+                for index in findings[path]!.indices where findings[path]![index].severity == .info {
+                    findings[path]![index].severity = .warning
+                }
+            }
+        }
         return PreflightReport(
             sources: files.count,
             files: findings.filter { !$0.value.isEmpty }.keys.sorted().map { path in
-
                 PreflightReport.FileFindings(
                     path: path,
                     findings: findings[path]!.sorted {
@@ -114,11 +124,15 @@ public struct Preflight: Sendable {
             )
         }
         let sha1 = Checksum.hex(.sha1, of: bytes)
-        let facts: SourceFacts
+        var facts: SourceFacts
         do {
             facts = try renderer.render(bytes, variants: [Self.probe], settings: settings).facts
         } catch {
             return (sha1, [Self.failure(error.reason)])
+        }
+        // Thermal cameras keep their GPS fix in segments of their own, which no decoder reads.
+        if facts.gpsPosition == nil, facts.format == "jpeg" {
+            facts.gpsPosition = FLIRRecords.gpsPosition(inJPEG: bytes)
         }
         return (sha1, findings(about: facts, path: file.path))
     }
@@ -179,18 +193,20 @@ public struct Preflight: Sendable {
                     "its color profile (\(facts.profileName ?? "unnamed")) is wider than sRGB: colors outside sRGB will be brought inside it",
                     fix: "export it as sRGB to choose how they are mapped, or accept the conversion"))
         }
-        if let position = facts.gpsPosition {
+        // Personal data stays in the original only: info, not a warning, since the variants
+        // come out the same. Which fields, never what they hold.
+        if facts.gpsPosition != nil {
             findings.append(
                 Finding(
-                    .warning, .gps, "carries the GPS position where it was taken (\(position)); the variants will not",
-                    fix: "nothing to do for the variants; remove it from the original before sharing the original"))
+                    .info, .gps, "the original carries the GPS position where it was taken; the variants do not",
+                    fix: "remove it from the original before sharing the original itself"))
         }
         if !facts.personalMetadata.isEmpty {
             findings.append(
                 Finding(
-                    .warning, .personalMetadata,
-                    "carries \(facts.personalMetadata.joined(separator: ", ")); the variants will not",
-                    fix: "nothing to do for the variants; remove it from the original before sharing the original"))
+                    .info, .personalMetadata,
+                    "the original names people, places or the camera in \(facts.personalMetadata.joined(separator: ", ")); the variants do not",
+                    fix: "remove them from the original before sharing the original itself"))
         }
         if facts.isTransparent {
             findings.append(

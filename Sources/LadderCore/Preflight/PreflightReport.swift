@@ -7,6 +7,7 @@ public struct PreflightReport: Sendable, Equatable {
 
     public var errorCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .error } } }
     public var warningCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .warning } } }
+    public var infoCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .info } } }
 
     /// The findings about one source.
     public struct FileFindings: Sendable, Equatable {
@@ -22,8 +23,20 @@ public struct Finding: Sendable, Equatable {
         case error
         /// It will be built, but not as its author may expect.
         case warning
+        /// Nothing changes in the variants, but the original gives something away (personal
+        /// data that the variants do not carry); `--strict` makes these warnings.
+        case info
 
-        public static func < (left: Severity, right: Severity) -> Bool { left == .error && right == .warning }
+        /// Most severe first: error, warning, info.
+        public static func < (left: Severity, right: Severity) -> Bool { left.rank < right.rank }
+
+        private var rank: Int {
+            switch self {
+            case .error: 0
+            case .warning: 1
+            case .info: 2
+            }
+        }
     }
 
     /// What a finding is about, for machines (`--json`) and filters.

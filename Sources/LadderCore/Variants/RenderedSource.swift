@@ -47,8 +47,10 @@ public struct SourceFacts: Sendable, Equatable, Codable {
     public var profileName: String?
     /// True when the embedded profile's gamut reaches beyond sRGB's.
     public var wideGamut: Bool
-    /// Metadata besides GPS that identifies a person or a device, in plain words (the
-    /// variants carry none of it unless `metadata.keep` names it).
+    /// The metadata fields besides GPS that name a person or a place, or identify the camera,
+    /// by their names in their standards ("EXIF Artist", "IPTC City", "XMP dc:creator"), never
+    /// their values; the variants carry none of them unless `metadata.keep` names them (and
+    /// those kept are left out here).
     public var personalMetadata: [String]
     /// The placeholder and average colour, made from the smallest picture rendered.
     public var placeholder: Placeholder?
@@ -76,18 +78,28 @@ public struct SourceFacts: Sendable, Equatable, Codable {
     /// left out.
     init(_ header: ImageHeader, isTransparent: Bool, keeping keep: Set<ExifField>) {
         let profile = header.iccProfile.flatMap(ColorProfile.init(iccData:))
-        var personal = (header.exif?.personalTags ?? []).filter { $0 != .artist || !keep.contains(.artist) }.map {
-            $0.description
-        }
-        if header.hasXMP { personal.append("an XMP block (which can name people and places)") }
-        if header.hasIPTC { personal.append("an IPTC block (which can name people and places)") }
         self.init(
             format: header.format, size: header.size, orientation: header.orientation,
             captured: header.exif?.captureDate, hadGPS: header.exif?.hasGPS ?? false, colorSpace: header.colorSpace,
             isTransparent: isTransparent, pages: header.pageCount, profileName: profile?.name,
+            wideGamut: profile?.isWideGamut ?? false, personalMetadata: Self.personalFields(header, keeping: keep),
+            gpsPosition: header.exif?.gpsPosition ?? header.xmp?.gpsPosition)
+    }
 
-            wideGamut: profile?.isWideGamut ?? false, personalMetadata: personal, gpsPosition: header.exif?.gpsPosition)
-
+    /// The fields of a header's EXIF, IPTC and XMP that name people or places or identify the
+    /// camera, and hold a value. Maker notes are not among them: what they hold is the camera
+    /// maker's secret, and the variants never carry them.
+    static func personalFields(_ header: ImageHeader, keeping keep: Set<ExifField>) -> [String] {
+        var fields: [String] = []
+        if let exif = header.exif {
+            for tag in exif.personalTags where tag != .makerNotes && !(tag == .artist && keep.contains(.artist)) {
+                fields.append(tag.label)
+            }
+            if exif.fields[.copyright] != nil, !keep.contains(.copyright) { fields.append("EXIF Copyright") }
+        }
+        fields += header.iptc?.personalFieldNames ?? []
+        fields += header.xmp?.personalFieldNames ?? []
+        return fields
     }
 }
 

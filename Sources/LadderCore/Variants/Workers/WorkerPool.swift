@@ -1,4 +1,5 @@
 import Foundation
+import LadderImaging
 import Synchronization
 
 #if canImport(Glibc)

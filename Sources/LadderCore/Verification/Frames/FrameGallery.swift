@@ -2,7 +2,9 @@ import Foundation
 public import LadderImaging
 import Synchronization
 
-/// Writes every picture a replay renders as a PNG, and one HTML page that shows, per image, the
+/// Writes every picture a replay renders as a JPEG (quality 92, no chroma subsampling: close
+/// enough to the picture that the roughness of early scans shows as it is, and quick to write),
+/// and one HTML page that shows, per image, the
 /// filmstrip of paints with their byte offsets, times and quality, and the ladder timeline: what
 /// a user sees while the image loads. The page opens from disk, with no server.
 public final class FrameGallery: FrameCollecting, @unchecked Sendable {
@@ -30,7 +32,7 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
 
     public func collect(image: String, variant: String, scan: Int?, pixels: DecodedPixels) {
         let folder = Self.folderName(image)
-        let file = "\(folder)/\(variant)\(scan.map { "-scan-\($0)" } ?? "").png"
+        let file = "\(folder)/\(variant)\(scan.map { "-scan-\($0)" } ?? "").jpg"
         do {
             var picture = try pixels.image()
             let longest = max(picture.width, picture.height)
@@ -41,8 +43,8 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
                         width: max(1, Int((Double(picture.width) * scale).rounded())),
                         height: max(1, Int((Double(picture.height) * scale).rounded()))))
             }
-            let png = try picture.encoded(as: ".png[compression=1]")
-            try Directory.create(FilePath.join(directory, folder)).writeAtomically(png, to: FilePath.name(file))
+            let jpeg = try picture.encoded(as: ".jpg[Q=92,subsample_mode=off,strip]")
+            try Directory.create(FilePath.join(directory, folder)).writeAtomically(jpeg, to: FilePath.name(file))
             let frame = Frame(variant: variant, scan: scan, file: file, width: pixels.width, height: pixels.height)
             frames.withLock { $0[image, default: []].append(frame) }
         } catch {

@@ -50,20 +50,34 @@ public enum ImageQuality {
     }
 
     /// SSIM of each picture against one reference, in one pass over the planes: the
-    /// reference's own statistics are computed once. Faster than measuring them one by one.
+    /// reference's own statistics are computed once, and identical pictures measured once.
+    /// Faster than measuring them one by one.
     public static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
         for picture in pictures {
             precondition(
                 picture.count == reference.count && picture.count == width * height, "planes of different sizes")
         }
+        // Identical planes are measured once (a progressive file's chroma scans often leave luma
+        // as it was); planes identical to the reference are 1.
         var results = [Double](repeating: 1, count: pictures.count)
-        let differing = pictures.indices.filter { pictures[$0] != reference }
-        guard !differing.isEmpty else { return results }
+        var distinct: [Int] = []
+        var sameAs = [Int?](repeating: nil, count: pictures.count)
+        for index in pictures.indices where pictures[index] != reference {
+            if let earlier = distinct.first(where: { pictures[$0] == pictures[index] }) {
+                sameAs[index] = earlier
+            } else {
+                distinct.append(index)
+            }
+        }
+        guard !distinct.isEmpty else { return results }
         let measured =
             width >= GaussianWindow.size && height >= GaussianWindow.size
-            ? GaussianWindow.ssim(differing.map { pictures[$0] }, reference: reference, width: width, height: height)
-            : differing.map { wholePlaneSSIM(pictures[$0], reference: reference) }
-        for (index, value) in zip(differing, measured) { results[index] = value }
+            ? GaussianWindow.ssim(distinct.map { pictures[$0] }, reference: reference, width: width, height: height)
+            : distinct.map { wholePlaneSSIM(pictures[$0], reference: reference) }
+        for (index, value) in zip(distinct, measured) { results[index] = value }
+        for (index, earlier) in sameAs.enumerated() {
+            if let earlier { results[index] = results[earlier] }
+        }
         return results
     }
 
@@ -91,9 +105,10 @@ public enum ImageQuality {
 /// The Gaussian-window SSIM, computed with `SIMD8<Float>` lanes along the rows.
 ///
 /// The window is separable, so every statistic is a horizontal pass over each input row followed
-/// by a vertical pass over the last 11 filtered rows, which a ring buffer keeps. Values are
-/// centred on 128 before squaring, so that single precision keeps variances accurate to well
-/// under 10⁻⁵ of SSIM; each output row is summed in single precision and the rows in double.
+/// by a vertical pass over the last 11 filtered rows, which a ring buffer keeps; both passes add
+/// the symmetric taps in pairs before weighting them. Values are centred on 128 before squaring,
+/// so that single precision keeps variances accurate to well under 10⁻⁵ of SSIM; each output row
+/// is summed in single precision and the rows in double.
 enum GaussianWindow {
     static let size = 11
     static let radius = 5
@@ -109,52 +124,81 @@ enum GaussianWindow {
         return raw.map { Float($0 / total) }
     }()
 
+    /// The weights of taps 0 ... 5 (tap 10 - k weighs as tap k), one per lane.
+    struct Taps {
+        var w0, w1, w2, w3, w4, w5: Lanes
+
+        init() {
+            let w = GaussianWindow.weights
+            (w0, w1, w2, w3, w4, w5) = (
+                Lanes(repeating: w[0]), Lanes(repeating: w[1]), Lanes(repeating: w[2]), Lanes(repeating: w[3]),
+                Lanes(repeating: w[4]), Lanes(repeating: w[5])
+            )
+        }
+
+        /// The weighted sum of 11 values, `value(k)` for tap k.
+        @inline(__always)
+        func apply(_ value: (Int) -> Lanes) -> Lanes {
+            var sum = w5 * value(5)
+            sum += w0 * (value(0) + value(10))
+            sum += w1 * (value(1) + value(9))
+            sum += w2 * (value(2) + value(8))
+            sum += w3 * (value(3) + value(7))
+            sum += w4 * (value(4) + value(6))
+            return sum
+        }
+    }
+
+    @inline(__always)
+    static func load(_ pointer: UnsafePointer<Float>, _ offset: Int) -> Lanes {
+        UnsafeRawPointer(pointer + offset).loadUnaligned(as: Lanes.self)
+    }
+
     static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+        let count = pictures.count
         let outputWidth = width - size + 1
         let outputHeight = height - size + 1
         let paddedWidth = (outputWidth + laneCount - 1) / laneCount * laneCount
         // Input rows hold the statistics' terms before filtering, zero past the plane's edge.
         let rowLength = paddedWidth + size - 1
         // Maps: the reference's x and x², then each picture's y, y² and x·y.
-        let maps = 2 + 3 * pictures.count
+        let maps = 2 + 3 * count
         let input = UnsafeMutablePointer<Float>.allocate(capacity: maps * rowLength)
         input.initialize(repeating: 0, count: maps * rowLength)
         let ring = UnsafeMutablePointer<Float>.allocate(capacity: maps * size * paddedWidth)
         ring.initialize(repeating: 0, count: maps * size * paddedWidth)
+        // The ring rows of the current output row, in window order, per map.
+        let window = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: maps * size)
+        window.initialize(repeating: UnsafePointer(ring), count: maps * size)
+        let sources = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: count + 1)
         defer {
             input.deallocate()
             ring.deallocate()
+            window.deallocate()
+            sources.deallocate()
         }
-        let w = weights
-        let c1 = Float(ImageQuality.c1)
-        let c2 = Float(ImageQuality.c2)
-        var totals = [Double](repeating: 0, count: pictures.count)
+        let taps = Taps()
+        let c1 = Lanes(repeating: Float(ImageQuality.c1))
+        let c2 = Lanes(repeating: Float(ImageQuality.c2))
+        let centre = Lanes(repeating: 128)
+        // Zero for the lanes of the last block that lie past the output row.
+        var lastBlock = Lanes(repeating: 1)
+        for lane in (outputWidth - (paddedWidth - laneCount))..<laneCount { lastBlock[lane] = 0 }
+        var totals = [Double](repeating: 0, count: count)
+
         let planes = [reference] + pictures
-
-        func withPlanes<R>(_ body: ([UnsafePointer<UInt8>]) -> R) -> R {
-            var pointers: [UnsafePointer<UInt8>] = []
-            func bind(_ index: Int) -> R {
-                if index == planes.count { return body(pointers) }
-                return planes[index].withUnsafeBufferPointer { buffer in
-                    pointers.append(buffer.baseAddress!)
-                    return bind(index + 1)
-                }
-            }
-            return bind(0)
-        }
-
-        withPlanes { sources in
+        func run() {
             for y in 0..<height {
                 // The terms of row y.
-                let reference = sources[0] + y * width
+                let referenceRow = sources[0] + y * width
                 let x0 = input
                 let xx = input + rowLength
                 for column in 0..<width {
-                    let value = Float(reference[column]) - 128
+                    let value = Float(referenceRow[column]) - 128
                     x0[column] = value
                     xx[column] = value * value
                 }
-                for picture in 0..<pictures.count {
+                for picture in 0..<count {
                     let source = sources[picture + 1] + y * width
                     let y0 = input + (2 + 3 * picture) * rowLength
                     let yy = y0 + rowLength
@@ -169,15 +213,14 @@ enum GaussianWindow {
                 // Horizontal pass into the ring.
                 let slot = y % size
                 for map in 0..<maps {
-                    let from = UnsafeRawPointer(input + map * rowLength)
+                    let from = UnsafePointer(input + map * rowLength)
                     let to = UnsafeMutableRawPointer(ring + (map * size + slot) * paddedWidth)
                     var column = 0
                     while column < paddedWidth {
-                        var sum = Lanes(repeating: 0)
-                        for tap in 0..<size {
-                            sum += w[tap] * from.loadUnaligned(fromByteOffset: (column + tap) * 4, as: Lanes.self)
-                        }
-                        to.storeBytes(of: sum, toByteOffset: column * 4, as: Lanes.self)
+                        let row = from + column
+                        to.storeBytes(
+                            of: taps.apply { load(row, $0) }, toByteOffset: column * MemoryLayout<Float>.stride,
+                            as: Lanes.self)
                         column += laneCount
                     }
                 }
@@ -185,42 +228,47 @@ enum GaussianWindow {
 
                 // Vertical pass: output row y - 10 covers ring rows y - 10 ... y.
                 let top = y - (size - 1)
-                var rowSums = [Lanes](repeating: Lanes(repeating: 0), count: pictures.count)
-                var column = 0
-                while column < paddedWidth {
-                    func vertical(_ map: Int) -> Lanes {
-                        var sum = Lanes(repeating: 0)
-                        let base = UnsafeRawPointer(ring + map * size * paddedWidth)
-                        for tap in 0..<size {
-                            let row = (top + tap) % size
-                            sum += w[tap] * base.loadUnaligned(fromByteOffset: (row * paddedWidth + column) * 4, as: Lanes.self)
-                        }
-                        return sum
+                for map in 0..<maps {
+                    for tap in 0..<size {
+                        window[map * size + tap] = UnsafePointer(ring + (map * size + (top + tap) % size) * paddedWidth)
                     }
-                    let meanX = vertical(0)
-                    let varianceX = vertical(1) - meanX * meanX
-                    let shiftedX = meanX + 128
-                    let remaining = outputWidth - column
-                    for picture in 0..<pictures.count {
-                        let meanY = vertical(2 + 3 * picture)
-                        let varianceY = vertical(3 + 3 * picture) - meanY * meanY
-                        let covariance = vertical(4 + 3 * picture) - meanX * meanY
-                        let shiftedY = meanY + 128
-                        let luminance: Lanes = 2 * shiftedX * shiftedY + c1
-                        let structure: Lanes = 2 * covariance + c2
-                        let luminanceNorm: Lanes = shiftedX * shiftedX + shiftedY * shiftedY + c1
-                        let structureNorm: Lanes = varianceX + varianceY + c2
-                        var map: Lanes = (luminance * structure) / (luminanceNorm * structureNorm)
-                        if remaining < laneCount {
-                            for lane in remaining..<laneCount { map[lane] = 0 }
-                        }
-                        rowSums[picture] += map
-                    }
-                    column += laneCount
                 }
-                for picture in 0..<pictures.count { totals[picture] += Double(rowSums[picture].sum()) }
+                @inline(__always) func vertical(_ map: Int, _ column: Int) -> Lanes {
+                    let rows = window + map * size
+                    return taps.apply { load(rows[$0], column) }
+                }
+                for picture in 0..<count {
+                    var rowSum = Lanes(repeating: 0)
+                    var column = 0
+                    while column < paddedWidth {
+                        let meanX = vertical(0, column)
+                        let varianceX = vertical(1, column) - meanX * meanX
+                        let meanY = vertical(2 + 3 * picture, column)
+                        let varianceY = vertical(3 + 3 * picture, column) - meanY * meanY
+                        let covariance = vertical(4 + 3 * picture, column) - meanX * meanY
+                        let shiftedX = meanX + centre
+                        let shiftedY = meanY + centre
+                        let numerator: Lanes = (2 * shiftedX * shiftedY + c1) * (2 * covariance + c2)
+                        let denominator: Lanes =
+                            (shiftedX * shiftedX + shiftedY * shiftedY + c1) * (varianceX + varianceY + c2)
+                        var value = numerator / denominator
+                        if column + laneCount > outputWidth { value *= lastBlock }
+                        rowSum += value
+                        column += laneCount
+                    }
+                    totals[picture] += Double(rowSum.sum())
+                }
             }
         }
+        // Pin every plane's storage while its pointer is in use.
+        func bind(_ index: Int) {
+            guard index < planes.count else { return run() }
+            planes[index].withUnsafeBufferPointer { buffer in
+                sources[index] = buffer.baseAddress!
+                bind(index + 1)
+            }
+        }
+        bind(0)
         let windows = Double(outputWidth * outputHeight)
         return totals.map { $0 / windows }
     }

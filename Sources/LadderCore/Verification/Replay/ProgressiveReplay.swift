@@ -97,8 +97,16 @@ public struct ProgressiveReplay: Sendable {
             problem("undecodable", error.reason)
             return report
         }
+        // With the final picture known, each scan is measured in the background as soon as it
+        // is rendered.
+        let finalLuma = final?.luma()
+        let background = finalLuma.map { BackgroundQuality(reference: $0, width: final!.width, height: final!.height) }
         let rendered = Self.renderScans(
-            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frame: frame)
+            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frame: frame
+        ) { index, luma in
+            if let background, luma.count == background.reference.count { background.submit(index, luma) }
+        }
+        let measured = background?.results() ?? [:]
         if let failure = rendered.failure {
             problem("undecodable", "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
         }
@@ -108,11 +116,14 @@ public struct ProgressiveReplay: Sendable {
 
         // Quality of every scan against the final picture (or, for a truncated file, against
         // the last picture it can show).
-        if let reference = final?.luma() ?? rendered.lumas.last {
+        if let reference = finalLuma ?? rendered.lumas.last {
             let comparable = rendered.lumas.indices.filter { rendered.lumas[$0].count == reference.count }
-            let ssims = ImageQuality.ssim(
-                comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
-                height: decoder.state.height)
+            let ssims =
+                background == nil
+                ? ImageQuality.ssim(
+                    comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
+                    height: decoder.state.height)
+                : comparable.map { measured[$0] ?? 0 }
             for (index, ssim) in zip(comparable, ssims) {
                 report.scans[index].psnr =
                     (ImageQuality.psnr(rendered.lumas[index], reference: reference) * 100).rounded() / 100
@@ -140,9 +151,10 @@ public struct ProgressiveReplay: Sendable {
     /// Feeds `decoder` the file up to every chunk boundary and to where each scan becomes
     /// renderable on its own (libjpeg has read the next scan's header, before any of its data,
     /// or the end), renders each scan once, and records in `report` where it can be shown.
+    /// `measure`, when given, receives each scan's luma plane (by 0-based index) as it is rendered.
     static func renderScans(
         _ decoder: JPEGReplayDecoder, structure: JPEGStructure, chunkBytes: Int, report: inout ReplayReport,
-        frame: ((Int, DecodedPixels) -> Void)?
+        frame: ((Int, DecodedPixels) -> Void)?, measure: ((Int, [UInt8]) -> Void)? = nil
     ) -> RenderedScans {
         let length = decoder.length
         let chunk = max(1, chunkBytes)
@@ -164,6 +176,7 @@ public struct ProgressiveReplay: Sendable {
                     let pixels = try decoder.render(scan: number)
                     rendered.lumas.append(pixels.luma())
                     rendered.last = pixels
+                    measure?(number - 1, rendered.lumas[number - 1])
                     report.scans.append(
                         ReplayReport.Scan(
                             scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,

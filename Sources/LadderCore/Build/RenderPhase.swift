@@ -1,0 +1,151 @@
+import LadderImaging
+import LadderManifest
+import Synchronization
+
+/// The Render phase: makes what the work list asks for. Each source is read again and checked
+/// against the SHA1 it was planned with, rendered (in a worker process, or in this one), and
+/// each variant file written under its content address atomically (temporary name, flush,
+/// rename): until the Commit phase names them in the manifest, they are files nobody uses.
+struct RenderPhase {
+    let configuration: PipelineConfiguration
+    let renderer: any SourceRendering
+    let observer: (any BuildObserving)?
+    let folders: OutputFolders
+    let fingerprints: [String: String]
+    /// What the renders depended on besides the bytes, to remember failures by.
+    let attempt: String
+    let jobs: Int
+
+    /// What the renders made.
+    struct Result: Sendable {
+        /// New entries (without sources), by SHA1.
+        var entries: [String: Manifest.ImageEntry] = [:]
+        /// Why contents failed, by SHA1.
+        var failures: [String: String] = [:]
+        /// Failures to skip while nothing they depended on changes.
+        var failureMemory = FailureMemory()
+        var touchedFolders: Set<String> = []
+        var filesWritten = 0
+        var fatal: FileSystemError?
+    }
+
+    /// Renders every item of `work` that needs it, largest first, and returns what was made;
+    /// `finished` is told about each item done.
+    func run(
+        _ work: WorkList, files: [SourceFile], finished: @escaping @Sendable (Int, SourceOutcome) -> Void
+    ) throws -> Result {
+        let renders = work.items.compactMap { item -> (WorkList.Item, ImagePlan)? in
+            if case .render(let plan) = item.action { return (item, plan) }
+            return nil
+        }
+        let order = Self.largestFirst(renders.map { files[$0.0.source] })
+        let state = Mutex(Result())
+        // Twice as many threads as jobs, so that reading and writing on one thread overlap with
+        // rendering for another (the renderer limits renders to `jobs`).
+        ParallelRunner.run(count: renders.count, width: jobs * 2) { position in
+            let (item, plan) = renders[order[position]]
+            do {
+                let outcome = try render(item, plan: plan, file: files[item.source], state: state)
+                finished(item.source, outcome)
+                return true
+            } catch let error as FileSystemError {
+                state.withLock { $0.fatal = $0.fatal ?? error }
+            } catch {
+                let path = files[item.source].path
+                state.withLock {
+                    $0.fatal = $0.fatal ?? FileSystemError(operation: "build", path: path, code: 0, reason: "\(error)")
+                }
+            }
+            return false
+        }
+        let result = state.withLock { $0 }
+        if let fatal = result.fatal { throw fatal }
+        return result
+    }
+
+    private func render(
+        _ item: WorkList.Item, plan: ImagePlan, file: SourceFile, state: borrowing Mutex<Result>
+    ) throws -> SourceOutcome {
+        let sha1 = item.sha1
+        let source: [UInt8]
+        do {
+            source = try Builder.readSource(file.absolutePath, limit: configuration.limits.maxFileBytes)
+        } catch {
+            return fail(sha1, error.reason, remember: false, state: state)
+        }
+        if Checksum.hex(.sha1, of: source) != sha1 {
+            return fail(
+                sha1, "the file changed while ladder was reading it; run the build again", remember: false,
+                state: state)
+        }
+        let rendered: RenderedSource
+        do {
+            let recipes = plan.render.compactMap { name in configuration.variants.first { $0.name == name } }
+            rendered = try renderer.render(source, variants: recipes, settings: settings)
+        } catch let failure {
+            return fail(sha1, failure.reason, remember: failure.concernsTheSource, state: state)
+        }
+
+        let prefix = configuration.outputPrefixInManifest
+        var variants = plan.reuse
+        for variant in rendered.variants {
+            let fingerprint = fingerprints[variant.name] ?? ""
+            let relative = ContentAddress.path(sha1: sha1, variant: variant.name, fingerprint: fingerprint)
+            let (folderName, fileName) = ContentAddress.split(relative)!
+            try folders.folder(folderName, create: true).writeAtomically(variant.bytes, to: fileName)
+            variants[variant.name] = Manifest.VariantEntry(
+                path: prefix.isEmpty ? relative : prefix + "/" + relative, width: variant.size.width,
+                height: variant.size.height, bytes: variant.bytes.count,
+                sha256: Checksum.hex(.sha256, of: variant.bytes),
+                progressive: variant.progressive, scans: variant.scans, recipe: fingerprint,
+                scanEnds: variant.progressive ? JPEGStructure.scanEnds(of: variant.bytes) : nil)
+            state.withLock {
+                $0.touchedFolders.insert(folderName)
+                $0.filesWritten += 1
+            }
+        }
+        let facts = rendered.facts
+        var entry = Manifest.ImageEntry(
+            sources: [], width: facts.size.width, height: facts.size.height, variants: variants,
+            format: facts.format, bytes: source.count, orientation: facts.orientation,
+            captured: facts.captured, gpsRemoved: facts.hadGPS,
+            placeholder: facts.placeholder?.thumbHash, averageColor: facts.placeholder?.averageColor,
+            hasAlpha: facts.isTransparent)
+        if let kept = plan.kept, kept.placeholder != nil {
+            // Same bytes, same picture: the placeholder made with the first variants stays.
+            entry.placeholder = kept.placeholder
+            entry.averageColor = kept.averageColor
+            entry.hasAlpha = kept.hasAlpha
+        }
+        state.withLock { $0.entries[sha1] = entry }
+        return .built
+    }
+
+    /// Records that the content `sha1` failed, remembered for the next builds when `remember`.
+    private func fail(
+        _ sha1: String, _ reason: String, remember: Bool, state: borrowing Mutex<Result>
+    ) -> SourceOutcome {
+        state.withLock {
+            $0.failures[sha1] = reason
+            if remember { $0.failureMemory.bySHA1[sha1] = FailureMemory.Failure(attempt: attempt, reason: reason) }
+        }
+        return .failed(reason)
+    }
+
+    private var settings: RenderSettings {
+        RenderSettings(
+            background: configuration.background, keep: configuration.metadata.keep, limits: configuration.limits)
+    }
+
+    /// The processing order: by decreasing pixel count (read from the first bytes of the
+    /// header; compressed size stands in when it cannot be), so that the last sources to
+    /// finish are small ones and no core idles at the end.
+    static func largestFirst(_ files: [SourceFile]) -> [Int] {
+        let weights = files.map { file -> Int in
+            let head = (try? Directory.open(FilePath.parent(file.absolutePath)))
+                .flatMap { try? $0.readPrefix(FilePath.name(file.absolutePath), count: 64 << 10) }
+            return head.flatMap(ImageDimensions.peek).map { $0.width * $0.height } ?? file.status.size * 4
+        }
+        return files.indices.sorted { weights[$0] > weights[$1] }
+    }
+}
