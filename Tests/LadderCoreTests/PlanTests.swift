@@ -16,10 +16,13 @@ struct PlanTests {
             progressive: false, scans: 1, recipe: recipe)
     }
 
-    static func previous(_ sha1: String, recipes: [String: String]) -> Manifest {
+    static func previous(_ sha1: String, recipes: [String: String], placeholder: String? = "1QcSHQRnh493V4dIh4eXh1h4kJUI")
+        -> Manifest
+    {
         let entry = Manifest.ImageEntry(
             sources: ["old/path.jpg"], width: 10, height: 10,
-            variants: Dictionary(uniqueKeysWithValues: recipes.map { ($0.key, variant($0.key, recipe: $0.value)) }))
+            variants: Dictionary(uniqueKeysWithValues: recipes.map { ($0.key, variant($0.key, recipe: $0.value)) }),
+            placeholder: placeholder, averageColor: placeholder == nil ? nil : "#808080", hasAlpha: false)
         return Manifest(generator: Manifest.Generator(ladder: "t", libvips: "t", libjpeg: "t"), images: [sha1: entry])
     }
 
@@ -38,6 +41,21 @@ struct PlanTests {
         }
         #expect(entry.sources.isEmpty && entry.variants.count == 2)
         #expect(work.renderCount == 0)
+    }
+
+    @Test("an entry written before manifests had placeholders is made again, whole")
+    func entryWithoutPlaceholder() {
+        let a = Self.sha1("a")
+        let work = Planner.plan(
+            sources: [HashedSource(path: "p/a.jpg", content: .sha1(a))],
+            previous: Self.previous(a, recipes: Self.fingerprints, placeholder: nil), fingerprints: Self.fingerprints,
+            fileIsPresent: { _ in true })
+        guard case .render(let plan)? = work.items.first?.action else {
+            Issue.record("expected a render: \(work.items)")
+            return
+        }
+        #expect(plan.render == Self.fingerprints.keys.sorted())
+        #expect(plan.reuse.isEmpty)
     }
 
     @Test("a changed recipe or a missing file renders only those variants and keeps the rest")
