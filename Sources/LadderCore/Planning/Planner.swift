@@ -12,6 +12,11 @@ public struct ImagePlan: Sendable, Equatable {
 
     public var isUpToDate: Bool { render.isEmpty }
 
+    /// Two plans are equal when they keep and make the same variants.
+    public static func == (lhs: ImagePlan, rhs: ImagePlan) -> Bool {
+        lhs.reuse == rhs.reuse && lhs.render == rhs.render
+    }
+
     public init(reuse: [String: Manifest.VariantEntry], render: [String]) {
         self.reuse = reuse
         self.render = render
