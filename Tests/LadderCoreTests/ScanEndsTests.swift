@@ -78,6 +78,8 @@ struct ScanEndsTests {
         manifest.images[keys[1]]?.variants["full"]?.scanEnds?[1] += 1
         manifest.images[keys[2]]?.variants["full"]?.scanEnds?.removeLast()
         try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        // The index beside the manifest says the same, as a build would have written it.
+        try ManifestIndexWriter(manifestFolder: Directory.open(folder.path("build/variants"))).write(manifest)
 
         let report = try Verifier(configuration: Pipelines.configuration(in: folder)).run()
         let found = report.problems.filter { $0.kind == "scan-ends" }

@@ -26,6 +26,8 @@ struct VerifyLimitsTests {
         manifest.images[key]?.variants[variant]?.bytes = bytes.count
         manifest.images[key]?.variants[variant]?.sha256 = Checksum.hex(.sha256, of: bytes)
         try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        // The index beside the manifest says the same, as a build would have written it.
+        try ManifestIndexWriter(manifestFolder: Directory.open(folder.path("build/variants"))).write(manifest)
         return path
     }
 

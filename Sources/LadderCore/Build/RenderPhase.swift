@@ -119,12 +119,18 @@ struct RenderPhase {
             }
         }
         let facts = rendered.facts
-        let entry = Manifest.ImageEntry(
+        var entry = Manifest.ImageEntry(
             sources: [], width: facts.size.width, height: facts.size.height, variants: variants,
             format: facts.format, bytes: source.count, orientation: facts.orientation,
             captured: facts.captured, gpsRemoved: facts.hadGPS,
             placeholder: facts.placeholder?.thumbHash, averageColor: facts.placeholder?.averageColor,
             hasAlpha: facts.isTransparent)
+        if let kept = plan.kept, kept.placeholder != nil {
+            // Same bytes, same picture: the placeholder made with the first variants stays.
+            entry.placeholder = kept.placeholder
+            entry.averageColor = kept.averageColor
+            entry.hasAlpha = kept.hasAlpha
+        }
         state.withLock { $0.entries[sha1] = entry }
         return .built
     }

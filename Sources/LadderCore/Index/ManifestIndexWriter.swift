@@ -20,6 +20,10 @@ public struct ManifestIndexWriter: Sendable {
     @discardableResult
     public func write(_ manifest: Manifest) throws(FileSystemError) -> Int {
         let folder = try manifestFolder.subdirectory(ManifestIndex.folder, create: true)
+        // What a killed run left behind.
+        for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
+            try folder.removeFile(name)
+        }
         var changed = 0
         for (path, data) in ManifestIndex.files(for: manifest).sorted(by: { $0.key < $1.key }) {
             let name = FilePath.name(path)

@@ -6,8 +6,16 @@ public struct ImagePlan: Sendable, Equatable {
     public var reuse: [String: Manifest.VariantEntry]
     /// Variants to make, by name, sorted.
     public var render: [String]
+    /// The previous entry, when some of its variants are kept: its placeholder is kept too, so
+    /// that remaking one variant does not change it.
+    public var kept: Manifest.ImageEntry?
 
     public var isUpToDate: Bool { render.isEmpty }
+
+    /// Two plans are equal when they keep and make the same variants.
+    public static func == (lhs: ImagePlan, rhs: ImagePlan) -> Bool {
+        lhs.reuse == rhs.reuse && lhs.render == rhs.render
+    }
 
     public init(reuse: [String: Manifest.VariantEntry], render: [String]) {
         self.reuse = reuse
@@ -42,6 +50,8 @@ public enum Planner {
                 render.append(name)
             }
         }
-        return ImagePlan(reuse: reuse, render: render)
+        var plan = ImagePlan(reuse: reuse, render: render)
+        if !reuse.isEmpty { plan.kept = previous }
+        return plan
     }
 }
