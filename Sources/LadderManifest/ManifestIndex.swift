@@ -11,8 +11,18 @@ public import Foundation
 public struct ManifestIndex: Sendable, Equatable, Codable {
     /// The index format version this code reads and writes.
     public static let currentVersion = 1
-    /// The folder, beside the manifest, that holds the index files.
-    public static let folder = "index"
+    /// The name of the manifest a client reads by default.
+    public static let defaultManifestName = "manifest.json"
+
+    /// The folder, beside the manifest, that holds the index files of the manifest named
+    /// `manifestName`: `index` for `manifest.json`, `NAME.index` for `NAME.json` (and for any
+    /// other name, that name followed by `.index`). Pipelines that share an output folder have
+    /// manifests of different names, so each writes an index of its own.
+    public static func folder(forManifestNamed manifestName: String = defaultManifestName) -> String {
+        if manifestName == defaultManifestName { return "index" }
+        let stem = manifestName.hasSuffix(".json") ? String(manifestName.dropLast(5)) : manifestName
+        return stem + ".index"
+    }
     /// How many leading hex digits of the SHA1 name a file.
     public static let prefixLength = 2
 
@@ -68,13 +78,14 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
     }
 
     /// The index file for images whose SHA1 starts like `sha1`, relative to the manifest's folder.
-    public static func path(forSHA1 sha1: String) -> String {
-        folder + "/" + sha1.lowercased().prefix(prefixLength) + ".json"
+    public static func path(forSHA1 sha1: String, manifestName: String = defaultManifestName) -> String {
+        folder(forManifestNamed: manifestName) + "/" + sha1.lowercased().prefix(prefixLength) + ".json"
     }
 
     /// Every index file of `manifest`, by path relative to the manifest's folder: one for each
-    /// of the 256 prefixes.
-    public static func files(for manifest: Manifest) -> [String: Data] {
+    /// of the 256 prefixes, in the index folder of a manifest named `manifestName`.
+    public static func files(for manifest: Manifest, manifestName: String = defaultManifestName) -> [String: Data] {
+        let folder = folder(forManifestNamed: manifestName)
         var byPrefix: [String: ManifestIndex] = [:]
         let hex = "0123456789abcdef".map(String.init)
         for high in hex { for low in hex { byPrefix[high + low] = ManifestIndex() } }

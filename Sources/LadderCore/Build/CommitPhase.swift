@@ -67,8 +67,9 @@ struct CommitPhase {
         let changed = manifest != previous || !snapshotIsCurrent
         // The index files first, then the manifest: both name only files that exist. A no-op
         // build rewrites them only when some are missing.
-        if scope.writesIndex, changed || !ManifestIndexWriter.isComplete(in: manifestFolder) {
-            try ManifestIndexWriter(manifestFolder: manifestFolder).write(manifest)
+        let index = ManifestIndexWriter(manifestFolder: manifestFolder, manifestName: FilePath.name(scope.manifestPath))
+        if scope.writesIndex, changed || !index.isComplete {
+            try index.write(manifest)
         }
         // Deterministic encoding: a manifest equal to the previous one has its bytes already.
         guard changed else { return false }

@@ -38,7 +38,10 @@ public enum OutputOwnership {
                     let bytes = try? folder.readFile(name, limit: largestManifest),
                     let manifest = try? Manifest(jsonData: Data(bytes))
                 else { continue }
-                if let inside = FilePath.relative(path, to: output) { files.insert(inside) }
+                if let inside = FilePath.relative(path, to: output) {
+                    files.insert(inside)
+                    files.formUnion(ManifestIndexCheck.pathsInOutput(inside))
+                }
                 for entry in manifest.images.values {
                     for variant in entry.variants.values {
                         if let inside = FilePath.relative(FilePath.join(folderPath, variant.path), to: output) {

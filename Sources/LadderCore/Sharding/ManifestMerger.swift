@@ -73,7 +73,7 @@ public struct ManifestMerger: Sendable {
         report.images = merged.images.count
         report.failures = merged.failures.count
 
-        try ManifestIndexWriter(manifestFolder: folder).write(merged)
+        try ManifestIndexWriter(manifestFolder: folder, manifestName: FilePath.name(manifestPath)).write(merged)
         let data = [UInt8](merged.jsonData())
         let name = FilePath.name(manifestPath)
         if (try? folder.readFile(name)) != data {

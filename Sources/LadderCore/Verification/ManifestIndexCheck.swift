@@ -10,7 +10,9 @@ struct ManifestIndexCheck {
         guard manifest.shard == nil, let folder = try? Directory.open(FilePath.parent(configuration.manifestPath))
         else { return [] }
         let base = FilePath.parent(manifestLabel)
-        return ManifestIndexWriter(manifestFolder: folder).problems(for: manifest).map {
+        let writer = ManifestIndexWriter(
+            manifestFolder: folder, manifestName: FilePath.name(configuration.manifestPath))
+        return writer.problems(for: manifest).map {
             VerificationProblem(path: base == "." ? $0.path : base + "/" + $0.path, kind: "index", message: $0.message)
         }
     }
@@ -18,6 +20,6 @@ struct ManifestIndexCheck {
     /// The index files' paths relative to the output folder, given the manifest's.
     static func pathsInOutput(_ manifestInOutput: String) -> [String] {
         let base = FilePath.parent(manifestInOutput)
-        return ManifestIndexWriter.paths.map { base.isEmpty || base == "." ? $0 : base + "/" + $0 }
+        return ManifestIndexWriter.paths(manifestName: FilePath.name(manifestInOutput)).map { base.isEmpty || base == "." ? $0 : base + "/" + $0 }
     }
 }
