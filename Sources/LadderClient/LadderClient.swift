@@ -16,8 +16,8 @@ public enum ImageReference: Sendable, Hashable {
 /// client loads), smaller ones queued first; a rung that completes cancels the lower rungs
 /// still downloading, and rungs never arrive out of order: a lower rung that finishes after a
 /// higher one is dropped. Each file is checked against the manifest's SHA-256 before it is
-/// yielded or cached; a file that fails (or a 404) is reported as `.failed` and the next rung
-/// carries on. It depends on Foundation and LadderManifest only: the app decodes.
+/// yielded or cached; a file that fails (or a 404) is reported as `.failed`, whenever its
+/// failure is known, and the next rung carries on. It depends on Foundation and LadderManifest only: the app decodes.
 ///
 /// ```swift
 /// let client = LadderClient(baseURL: URL(string: "https://cdn.example.com/photos/")!)
@@ -133,7 +133,9 @@ public final class LadderClient: Sendable {
                     remaining -= 1
                     settled[index] = true
                     heldScans[index] = nil
-                    if index > shown { output.yield(.failed(rungs[index], error)) }
+                    // Reported whenever it happens, even after a higher rung was shown: a
+                    // missing or tampered file is worth knowing about either way.
+                    output.yield(.failed(rungs[index], error))
                 case .cancelled:
                     remaining -= 1
                 }

@@ -44,7 +44,7 @@ struct PlaceholderCheck {
         }
         guard let thumbnail, hash != nil || color != nil,
             let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes),
-            let mean = Self.mean(of: pixels)
+            let mean = Self.mean(of: pixels.displayable())
         else { return problems }
 
         if let color, let difference = Self.difference(mean, [color.red, color.green, color.blue].map(Double.init)),
@@ -67,7 +67,7 @@ struct PlaceholderCheck {
         return problems
     }
 
-    /// The mean red, green and blue of decoded pixels; nil for colour models without sRGB.
+    /// The mean red, green and blue of displayable pixels (RGB or grayscale); nil for others.
     static func mean(of pixels: DecodedPixels) -> [Double]? {
         let count = pixels.width * pixels.height
         guard count > 0 else { return nil }
