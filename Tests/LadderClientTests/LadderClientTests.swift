@@ -45,7 +45,8 @@ struct LadderClientTests {
     @Test("cancelling a load mid-download stops the transfer and caches nothing partial")
     func cancellation() async throws {
         let ladder = try ServedLadder(photos: 2)
-        ladder.server.configure { $0.bytesPerSecond = 100_000 }
+        // Slow enough that no larger rung can finish before the cancel reaches it.
+        ladder.server.configure { $0.bytesPerSecond = 20_000 }
         let cacheFolder = TemporaryDirectory("ladder-cache")
         let cache = DiskCache(folder: cacheFolder.url("cache"), limit: 50_000_000)
         let client = ladder.client(cache: cache, limit: 3)
