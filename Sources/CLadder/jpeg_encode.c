@@ -1,39 +1,5 @@
 #include <stdlib.h>
-#include "jpeg_error.h"
-
-/*
- * A growing in-memory destination. libjpeg's own jpeg_mem_dest() keeps its latest buffer private
- * until jpeg_finish_compress(), so a failure halfway would leak it; this one always knows it.
- */
-typedef struct growing_destination {
-    struct jpeg_destination_mgr manager;
-    unsigned char *buffer;
-    size_t capacity;
-    size_t length;
-} growing_destination;
-
-static void destination_init(j_compress_ptr cinfo) {
-    growing_destination *dest = (growing_destination *)cinfo->dest;
-    dest->manager.next_output_byte = dest->buffer;
-    dest->manager.free_in_buffer = dest->capacity;
-}
-
-static boolean destination_grow(j_compress_ptr cinfo) {
-    growing_destination *dest = (growing_destination *)cinfo->dest;
-    size_t grown = dest->capacity * 2;
-    unsigned char *buffer = realloc(dest->buffer, grown);
-    if (!buffer) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
-    dest->buffer = buffer;
-    dest->manager.next_output_byte = buffer + dest->capacity;
-    dest->manager.free_in_buffer = grown - dest->capacity;
-    dest->capacity = grown;
-    return TRUE;
-}
-
-static void destination_term(j_compress_ptr cinfo) {
-    growing_destination *dest = (growing_destination *)cinfo->dest;
-    dest->length = dest->capacity - dest->manager.free_in_buffer;
-}
+#include "jpeg_destination.h"
 
 int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int bands, size_t row_stride,
                        const ladder_jpeg_encode_options *options, unsigned char **out,
@@ -73,10 +39,7 @@ int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int b
     }
 
     jpeg_create_compress(&cinfo);
-    dest->manager.init_destination = destination_init;
-    dest->manager.empty_output_buffer = destination_grow;
-    dest->manager.term_destination = destination_term;
-    cinfo.dest = &dest->manager;
+    growing_destination_attach(&cinfo, dest);
 
     cinfo.image_width = (JDIMENSION)width;
     cinfo.image_height = (JDIMENSION)height;

@@ -1,5 +1,5 @@
 #include <stdlib.h>
-#include "jpeg_error.h"
+#include "jpeg_destination.h"
 
 /*
  * Lossless re-scanning, as jpegtran does: the quantized DCT coefficients of a JPEG are read once
@@ -90,43 +90,12 @@ int ladder_coefficients_components(const ladder_coefficients *coefficients) {
     return coefficients->cinfo.num_components;
 }
 
-/* The same growing destination as the encoder's, kept private to this file. */
-typedef struct transcode_destination {
-    struct jpeg_destination_mgr manager;
-    unsigned char *buffer;
-    size_t capacity;
-    size_t length;
-} transcode_destination;
-
-static void transcode_init(j_compress_ptr cinfo) {
-    transcode_destination *dest = (transcode_destination *)cinfo->dest;
-    dest->manager.next_output_byte = dest->buffer;
-    dest->manager.free_in_buffer = dest->capacity;
-}
-
-static boolean transcode_grow(j_compress_ptr cinfo) {
-    transcode_destination *dest = (transcode_destination *)cinfo->dest;
-    size_t grown = dest->capacity * 2;
-    unsigned char *buffer = realloc(dest->buffer, grown);
-    if (!buffer) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 20);
-    dest->buffer = buffer;
-    dest->manager.next_output_byte = buffer + dest->capacity;
-    dest->manager.free_in_buffer = grown - dest->capacity;
-    dest->capacity = grown;
-    return TRUE;
-}
-
-static void transcode_term(j_compress_ptr cinfo) {
-    transcode_destination *dest = (transcode_destination *)cinfo->dest;
-    dest->length = dest->capacity - dest->manager.free_in_buffer;
-}
-
 int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, const ladder_jpeg_scan *scans,
                               int scan_count, unsigned char **out, unsigned long *out_length, char *message,
                               size_t message_capacity) {
     struct jpeg_compress_struct cinfo;
     ladder_jpeg_error error;
-    transcode_destination *volatile dest = calloc(1, sizeof(transcode_destination));
+    growing_destination *volatile dest = calloc(1, sizeof(growing_destination));
     jpeg_scan_info *volatile script = NULL;
     *out = NULL;
     *out_length = 0;
@@ -151,10 +120,7 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, con
         return -1;
     }
     jpeg_create_compress(&cinfo);
-    dest->manager.init_destination = transcode_init;
-    dest->manager.empty_output_buffer = transcode_grow;
-    dest->manager.term_destination = transcode_term;
-    cinfo.dest = &dest->manager;
+    growing_destination_attach(&cinfo, dest);
 
     /* Resets scan_info and friends (it calls jpeg_set_defaults), so the script comes after. */
     jpeg_copy_critical_parameters(&coefficients->cinfo, &cinfo);
