@@ -180,9 +180,16 @@ struct ProcessTests {
     func timeLimit() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 2, size: 300)
-        // A large progressive image takes well over the tiny limit set here to decode.
-        let large = try Image(
-            pixels: [UInt8](repeating: 90, count: 9000 * 9000), width: 9000, height: 9000, bands: 1, space: .grayscale)
+        // A large progressive image of noise takes well over the limit set here to decode (a flat
+        // one compresses to almost nothing and could decode within it on a quiet machine).
+        var state: UInt32 = 0x9E37_79B9
+        let noise = (0..<(9000 * 9000)).map { _ -> UInt8 in
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            return UInt8(truncatingIfNeeded: state)
+        }
+        let large = try Image(pixels: noise, width: 9000, height: 9000, bands: 1, space: .grayscale)
         let slow = try large.jpegEncoded(
             JPEGEncoding(quality: 80, fullChroma: true, scans: ScanScript.recommendedGrayscale.scans))
         try folder.write(slow, to: "photos/slow.jpg")
