@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Where a command writes: results to `standardOutput`, diagnostics and progress to
 /// `standardError`. Tests pass a console that records both.
 ///
@@ -123,7 +119,7 @@ public final class Console: Sendable {
 private func writeAll(_ text: String, to descriptor: Int32) -> Int32 {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-        let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        let count = bytes.withUnsafeBytes { Platform.write(descriptor, $0.baseAddress, $0.count) }
         if count < 0 {
             if errno == EINTR { continue }
             return errno

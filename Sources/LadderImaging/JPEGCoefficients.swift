@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 internal import CLadder
 
 /// The quantized DCT coefficients of one JPEG, read once, from which the same image can be
@@ -61,7 +58,7 @@ public final class JPEGCoefficients {
         guard status == 0, let output else {
             throw ImagingError(operation: "write JPEG coefficients", path: nil, reason: cString(message))
         }
-        defer { free(output) }
+        defer { Platform.free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 }
@@ -98,7 +95,7 @@ public struct JPEGScanLumas: Sendable {
         guard result == 0, let planes else {
             throw ImagingError(operation: "decode scans", path: nil, reason: cString(message))
         }
-        defer { free(planes) }
+        defer { Platform.free(planes) }
         self.width = Int(width)
         self.height = Int(height)
         let size = self.width * self.height

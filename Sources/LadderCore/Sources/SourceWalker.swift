@@ -145,7 +145,3 @@ public struct SourceWalker {
         return String(cString: resolved)
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif

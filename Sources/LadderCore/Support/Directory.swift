@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    @preconcurrency import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+@preconcurrency import Foundation
 
 /// An open folder. Everything ladder writes goes through one of these, relative to its file
 /// descriptor and never following a symbolic link, so a link planted inside the output folder
@@ -24,7 +20,7 @@ public final class Directory: @unchecked Sendable {
     /// Opens an existing folder. The folder itself may be reached through symbolic links (a
     /// build folder on another disk); what lies inside it is never followed.
     public static func open(_ path: String) throws(FileSystemError) -> Directory {
-        let descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = Platform.openDirectory(path)
         guard descriptor >= 0 else { throw FileSystemError.current("open folder", path) }
         return Directory(path: path, descriptor: descriptor)
     }
@@ -331,8 +327,7 @@ public struct FileStatus: Sendable, Hashable, Codable {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int(info.st_size)
-        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        (modified, changed) = Platform.times(of: info)
     }
 
     public init(kind: Kind, device: UInt64, inode: UInt64, size: Int, modified: Int64, changed: Int64) {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    @preconcurrency import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+@preconcurrency import Foundation
 
 /// A failed file-system call: what was being done, to which path, and the system's reason.
 public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {

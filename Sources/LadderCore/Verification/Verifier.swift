@@ -488,7 +488,3 @@ public struct Verifier: Sendable {
 private func seconds(_ value: Double) -> String {
     String(format: "%.2f s", value)
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif

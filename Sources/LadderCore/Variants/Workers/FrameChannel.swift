@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Length-prefixed frames over a pair of file descriptors: a 4-byte tag, a JSON header and a
 /// binary payload, each with its length. Used between a build and its render workers.
 struct FrameChannel {
@@ -67,7 +63,7 @@ struct FrameChannel {
     private func writeAll(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeBytes { Platform.write(output, $0.baseAddress! + offset, $0.count - offset) }
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EPIPE { throw .closed }
@@ -110,7 +106,7 @@ struct FrameChannel {
                 }
                 if ready == 0 { throw .timedOut }
             }
-            let received = Glibc.read(input, buffer.baseAddress! + offset, count - offset)
+            let received = Platform.read(input, buffer.baseAddress! + offset, count - offset)
             if received < 0 {
                 if errno == EINTR { continue }
                 throw .system(errno)

@@ -1,10 +1,6 @@
 import Foundation
 import LadderImaging
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The render worker's side: reads render requests on standard input, answers each on standard
 /// output, and ends when its input closes. One source at a time, so everything libvips reports
 /// belongs to that source; a crash or a runaway decode costs only this process.

@@ -2,10 +2,6 @@ import Foundation
 import LadderImaging
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Renders in child processes (`ladder __render-worker`), one source at a time in each.
 ///
 /// A worker that takes longer than the time limit is killed (libjpeg cannot be interrupted from
@@ -187,7 +183,7 @@ final class Worker: @unchecked Sendable {
     /// Kills the worker and describes how it ended.
     @discardableResult
     func kill() -> String {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { Platform.killHard(process.processIdentifier) }
         process.waitUntilExit()
         try? toWorker.close()
         try? fromWorker.close()

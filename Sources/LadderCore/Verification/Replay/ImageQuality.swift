@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Foundation
 
 /// How close a picture is to a reference, on 8-bit luma planes of the same size, rows top to
 /// bottom.
