@@ -13,9 +13,14 @@ actor ImageCatalog {
     private let baseURL: URL
     private let transport: any LadderTransport
     private let limiter: DownloadLimiter
+    private let manifestName: String
+    private var layout: Task<ManifestIndex.Layout, any Error>?
     private var indexFiles: [String: Task<ManifestIndex, any Error>] = [:]
 
-    init(manifest: Manifest?, baseURL: URL, transport: any LadderTransport, limiter: DownloadLimiter) {
+    init(
+        manifest: Manifest?, manifestName: String = ManifestIndex.defaultManifestName, baseURL: URL,
+        transport: any LadderTransport, limiter: DownloadLimiter
+    ) {
         if let manifest {
             var bySource: [String: String] = [:]
             for (sha1, entry) in manifest.images { for path in entry.sources { bySource[path] = sha1 } }
@@ -23,6 +28,7 @@ actor ImageCatalog {
         } else {
             source = .index
         }
+        self.manifestName = manifestName
         self.baseURL = baseURL
         self.transport = transport
         self.limiter = limiter
@@ -51,30 +57,39 @@ actor ImageCatalog {
         }
     }
 
+    /// The index's layout, fetched once (concurrent callers share the fetch; a failed fetch is
+    /// tried again next time).
+    private func indexLayout() async throws -> ManifestIndex.Layout {
+        if let layout { return try await layout.value }
+        let url = Self.url(for: ManifestIndex.layoutPath(manifestName: manifestName), under: baseURL)
+        let task = Task { [transport, limiter] in
+            let data = try await Self.download(url, transport: transport, limiter: limiter)
+            do {
+                return try ManifestIndex.Layout(jsonData: data)
+            } catch {
+                throw LadderError.catalog(url: url, reason: "\(error)")
+            }
+        }
+        layout = task
+        do {
+            return try await task.value
+        } catch {
+            layout = nil
+            throw error
+        }
+    }
+
     /// The index file for `sha1`'s prefix, fetched once (concurrent callers share the fetch;
     /// a failed fetch is tried again next time).
     private func indexFile(for sha1: String) async throws -> ManifestIndex {
-        let path = ManifestIndex.path(forSHA1: sha1)
+        let prefixLength = try await indexLayout().prefixLength
+        let path = ManifestIndex.path(forSHA1: sha1, prefixLength: prefixLength, manifestName: manifestName)
         if let task = indexFiles[path] { return try await task.value }
         let url = Self.url(for: path, under: baseURL)
-        let transport = transport
-        let limiter = limiter
-        let task = Task<ManifestIndex, any Error> {
-            var data = Data()
-            // Index files count against the download limit like variants.
-            try await limiter.acquire()
+        let task = Task<ManifestIndex, any Error> { [transport, limiter] in
+            let data = try await Self.download(url, transport: transport, limiter: limiter)
             do {
-                for try await chunk in transport.download(url) { data.append(chunk) }
-                await limiter.release()
-            } catch let error as LadderError {
-                await limiter.release()
-                throw error
-            } catch {
-                await limiter.release()
-                throw LadderError.transport(url: url, reason: "\(error)")
-            }
-            do {
-                return try ManifestIndex(jsonData: data, prefix: String(sha1.prefix(ManifestIndex.prefixLength)))
+                return try ManifestIndex(jsonData: data, prefix: String(sha1.prefix(prefixLength)))
             } catch {
                 throw LadderError.catalog(url: url, reason: "\(error)")
             }
@@ -86,6 +101,26 @@ actor ImageCatalog {
             indexFiles[path] = nil
             throw error
         }
+    }
+
+    /// A whole small file, within the download limit (index files count against it like
+    /// variants).
+    private static func download(_ url: URL, transport: any LadderTransport, limiter: DownloadLimiter) async throws
+        -> Data
+    {
+        var data = Data()
+        try await limiter.acquire()
+        do {
+            for try await chunk in transport.download(url) { data.append(chunk) }
+            await limiter.release()
+        } catch let error as LadderError {
+            await limiter.release()
+            throw error
+        } catch {
+            await limiter.release()
+            throw LadderError.transport(url: url, reason: "\(error)")
+        }
+        return data
     }
 
     /// `path` (relative, `/`-separated, checked when read) under `baseURL`.

@@ -33,26 +33,30 @@ public final class LadderClient: Sendable {
     private let catalog: ImageCatalog
 
     /// A client that resolves images through the index files beside the manifest at `baseURL`
-    /// (the folder that holds manifest.json), fetching one small file per 256th of the images.
+    /// (the folder that holds the manifest): it reads the index's layout once, then one small
+    /// prefix file for each prefix of the images it loads. `manifestName` names the index
+    /// folder: `index/` for manifest.json, `NAME.index/` for NAME.json.
     public convenience init(
-        baseURL: URL, cache: DiskCache? = nil, maxConcurrentDownloads: Int = 6,
-        transport: any LadderTransport = URLSessionTransport()
+        baseURL: URL, manifestName: String = ManifestIndex.defaultManifestName, cache: DiskCache? = nil,
+        maxConcurrentDownloads: Int = 6, transport: any LadderTransport = URLSessionTransport()
     ) {
         self.init(
-            manifest: nil, baseURL: baseURL, cache: cache, maxConcurrentDownloads: maxConcurrentDownloads,
-            transport: transport)
+            manifest: nil, manifestName: manifestName, baseURL: baseURL, cache: cache,
+            maxConcurrentDownloads: maxConcurrentDownloads, transport: transport)
     }
 
     /// A client for an app that already has the whole manifest; it also resolves source paths.
+    /// With `manifest` nil, it reads the index of the manifest named `manifestName` instead.
     public init(
-        manifest: Manifest?, baseURL: URL, cache: DiskCache? = nil, maxConcurrentDownloads: Int = 6,
-        transport: any LadderTransport = URLSessionTransport()
+        manifest: Manifest?, manifestName: String = ManifestIndex.defaultManifestName, baseURL: URL,
+        cache: DiskCache? = nil, maxConcurrentDownloads: Int = 6, transport: any LadderTransport = URLSessionTransport()
     ) {
         self.baseURL = baseURL
         self.cache = cache
         self.transport = transport
         self.limiter = DownloadLimiter(limit: maxConcurrentDownloads)
-        self.catalog = ImageCatalog(manifest: manifest, baseURL: baseURL, transport: transport, limiter: limiter)
+        self.catalog = ImageCatalog(
+            manifest: manifest, manifestName: manifestName, baseURL: baseURL, transport: transport, limiter: limiter)
     }
 
     /// Loads `image` for a view of `width` x `height` pixels (points times the screen's scale)

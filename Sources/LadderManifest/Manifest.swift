@@ -94,6 +94,9 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// The picture's mean colour in sRGB, `#rrggbb`.
         public var averageColor: String?
         /// True when the source had transparency, flattened onto the pipeline's background.
+        /// Written only when true, to keep each entry small: in a manifest, an entry with a
+        /// placeholder and no `hasAlpha` reads as false; one with neither (written before ladder
+        /// made placeholders) reads as nil, unknown.
         public var hasAlpha: Bool?
 
         public init(
@@ -113,6 +116,45 @@ public struct Manifest: Sendable, Equatable, Codable {
             self.orientation = orientation
             self.captured = captured
             self.gpsRemoved = gpsRemoved
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case sources, width, height, variants, format, bytes, orientation, captured, gpsRemoved
+            case placeholder, averageColor, hasAlpha
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sources = try container.decode([String].self, forKey: .sources)
+            width = try container.decode(Int.self, forKey: .width)
+            height = try container.decode(Int.self, forKey: .height)
+            variants = try container.decode([String: VariantEntry].self, forKey: .variants)
+            format = try container.decodeIfPresent(String.self, forKey: .format)
+            bytes = try container.decodeIfPresent(Int.self, forKey: .bytes)
+            orientation = try container.decodeIfPresent(Int.self, forKey: .orientation)
+            captured = try container.decodeIfPresent(String.self, forKey: .captured)
+            gpsRemoved = try container.decodeIfPresent(Bool.self, forKey: .gpsRemoved)
+            placeholder = try container.decodeIfPresent(String.self, forKey: .placeholder)
+            averageColor = try container.decodeIfPresent(String.self, forKey: .averageColor)
+            // Absent means false where the placeholder fields were written.
+            hasAlpha = try container.decodeIfPresent(Bool.self, forKey: .hasAlpha) ?? (placeholder == nil ? nil : false)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(sources, forKey: .sources)
+            try container.encode(width, forKey: .width)
+            try container.encode(height, forKey: .height)
+            try container.encode(variants, forKey: .variants)
+            try container.encodeIfPresent(format, forKey: .format)
+            try container.encodeIfPresent(bytes, forKey: .bytes)
+            try container.encodeIfPresent(orientation, forKey: .orientation)
+            try container.encodeIfPresent(captured, forKey: .captured)
+            try container.encodeIfPresent(gpsRemoved, forKey: .gpsRemoved)
+            try container.encodeIfPresent(placeholder, forKey: .placeholder)
+            try container.encodeIfPresent(averageColor, forKey: .averageColor)
+            // Only when true (see `hasAlpha`).
+            if hasAlpha == true { try container.encode(true, forKey: .hasAlpha) }
         }
     }
 

@@ -4,10 +4,16 @@ public import Foundation
 /// without downloading the whole manifest: `index/ab.json` holds the images whose SHA1 starts
 /// with `ab`, with only what a client needs (sizes, rungs, checksums, scan ends, placeholder).
 ///
-/// All 256 files are written on every build, empty ones included, so a missing file is always
-/// an error, never "no such image". Their bytes follow from the manifest alone (compact JSON,
-/// keys sorted, a final newline): two builds of the same inputs write the same index. Variant
-/// paths are relative to the manifest's folder, as in the manifest.
+/// How many hex digits name a file grows with the number of images, so that a file stays
+/// small enough for a phone to fetch for one image (about `entriesPerFile` entries at most, on
+/// average): 2 digits (256 files) up to 16,384 images, 3 digits (4,096 files) up to 262,144,
+/// 4 digits (65,536 files) up to 4,194,304, and so on. `index/layout.json` says which
+/// (`Layout`); a client reads it once, then one prefix file per prefix it needs.
+///
+/// Every prefix file is written on every build, empty ones included, so a missing file is
+/// always an error, never "no such image". Their bytes follow from the manifest alone (compact
+/// JSON, keys sorted, a final newline): two builds of the same inputs write the same index.
+/// Variant paths are relative to the manifest's folder, as in the manifest.
 public struct ManifestIndex: Sendable, Equatable, Codable {
     /// The index format version this code reads and writes.
     public static let currentVersion = 1
@@ -23,8 +29,48 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
         let stem = manifestName.hasSuffix(".json") ? String(manifestName.dropLast(5)) : manifestName
         return stem + ".index"
     }
-    /// How many leading hex digits of the SHA1 name a file.
-    public static let prefixLength = 2
+    /// The fewest leading hex digits of the SHA1 that name a file.
+    public static let minimumPrefixLength = 2
+    /// The most images a prefix file holds on average before the index moves to longer prefixes.
+    public static let entriesPerFile = 64
+    /// The name of the file, in the index folder, that says how the index is laid out.
+    public static let layoutName = "layout.json"
+
+    /// How many leading hex digits of the SHA1 name a file in the index of `imageCount` images:
+    /// the fewest (at least `minimumPrefixLength`) that keep the mean entries per file at most
+    /// `entriesPerFile`.
+    public static func prefixLength(forImageCount imageCount: Int) -> Int {
+        var length = minimumPrefixLength
+        var files = 1 << (4 * length)
+        while imageCount > files * entriesPerFile, length < 40 {
+            length += 1
+            files *= 16
+        }
+        return length
+    }
+
+    /// What `index/layout.json` holds: how many hex digits name a prefix file.
+    public struct Layout: Sendable, Equatable, Codable {
+        public var version: Int
+        public var prefixLength: Int
+
+        public init(version: Int = ManifestIndex.currentVersion, prefixLength: Int) {
+            self.version = version
+            self.prefixLength = prefixLength
+        }
+
+        /// The file's bytes: compact JSON, keys sorted, a final newline.
+        public func jsonData() -> Data { ManifestIndex.compactJSON(self) }
+
+        /// Reads a layout file; the version must be this code's and the prefix length sensible.
+        public init(jsonData data: Data) throws(Manifest.ReadError) {
+            let layout = try ManifestIndex.decode(Layout.self, from: data, what: "an index layout file") { $0.version }
+            guard (ManifestIndex.minimumPrefixLength...40).contains(layout.prefixLength) else {
+                throw Manifest.ReadError(reason: "prefix length \(layout.prefixLength) is not between 2 and 40")
+            }
+            self = layout
+        }
+    }
 
     public var version: Int
     /// The images whose SHA1 starts with this file's prefix, by SHA1.
@@ -49,7 +95,8 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
             height = entry.height
             placeholder = entry.placeholder
             averageColor = entry.averageColor
-            hasAlpha = entry.hasAlpha
+            // As in the manifest, absent means false.
+            hasAlpha = entry.hasAlpha == true ? true : nil
             variants = entry.variants.mapValues(Variant.init)
         }
     }
@@ -77,30 +124,69 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
         }
     }
 
-    /// The index file for images whose SHA1 starts like `sha1`, relative to the manifest's folder.
-    public static func path(forSHA1 sha1: String, manifestName: String = defaultManifestName) -> String {
+    /// The layout file's path relative to the manifest's folder.
+    public static func layoutPath(manifestName: String = defaultManifestName) -> String {
+        folder(forManifestNamed: manifestName) + "/" + layoutName
+    }
+
+    /// The index file for images whose SHA1 starts like `sha1`, relative to the manifest's
+    /// folder, in an index of `prefixLength`-digit prefixes (`Layout`).
+    public static func path(
+        forSHA1 sha1: String, prefixLength: Int, manifestName: String = defaultManifestName
+    ) -> String {
         folder(forManifestNamed: manifestName) + "/" + sha1.lowercased().prefix(prefixLength) + ".json"
     }
 
-    /// Every index file of `manifest`, by path relative to the manifest's folder: one for each
-    /// of the 256 prefixes, in the index folder of a manifest named `manifestName`.
+    /// Every prefix of `length` hex digits, in order.
+    public static func prefixes(length: Int) -> [String] {
+        let hex = "0123456789abcdef".map(String.init)
+        var prefixes = [""]
+        for _ in 0..<length { prefixes = prefixes.flatMap { prefix in hex.map { prefix + $0 } } }
+        return prefixes
+    }
+
+    /// Every file of the index of `manifest`, by path relative to the manifest's folder: the
+    /// layout file and one file for each prefix, in the index folder of a manifest named
+    /// `manifestName`.
     public static func files(for manifest: Manifest, manifestName: String = defaultManifestName) -> [String: Data] {
         let folder = folder(forManifestNamed: manifestName)
-        var byPrefix: [String: ManifestIndex] = [:]
-        let hex = "0123456789abcdef".map(String.init)
-        for high in hex { for low in hex { byPrefix[high + low] = ManifestIndex() } }
-        for (sha1, entry) in manifest.images {
-            byPrefix[String(sha1.prefix(prefixLength)), default: ManifestIndex()].images[sha1] = Entry(entry)
+        let length = prefixLength(forImageCount: manifest.images.count)
+        var byPrefix: [Substring: [String: Entry]] = [:]
+        for (sha1, entry) in manifest.images { byPrefix[sha1.prefix(length), default: [:]][sha1] = Entry(entry) }
+        var files = [folder + "/" + layoutName: Layout(prefixLength: length).jsonData()]
+        for prefix in prefixes(length: length) {
+            let index = ManifestIndex(images: byPrefix[Substring(prefix)] ?? [:])
+            files[folder + "/" + prefix + ".json"] = index.jsonData()
         }
-        return Dictionary(uniqueKeysWithValues: byPrefix.map { (folder + "/" + $0.key + ".json", $0.value.jsonData()) })
+        return files
     }
 
     /// The file's bytes: compact JSON, keys sorted, a final newline.
-    public func jsonData() -> Data {
+    public func jsonData() -> Data { Self.compactJSON(self) }
+
+    /// One of the index's files decoded, with a version this code reads.
+    static func decode<File: Decodable>(
+        _ type: File.Type, from data: Data, what: String, version: (File) -> Int
+    ) throws(Manifest.ReadError) -> File {
+        let file: File
+        do {
+            file = try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw Manifest.ReadError(reason: "not \(what): \(error)")
+        }
+        guard version(file) == currentVersion else {
+            throw Manifest.ReadError(
+                reason: "index version \(version(file)) is not supported (expected \(currentVersion))")
+        }
+        return file
+    }
+
+    /// Compact JSON, keys sorted, slashes as they are, a final newline: the index's encoding.
+    static func compactJSON(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain structs of strings and integers cannot fail.
-        var data = (try? encoder.encode(self)) ?? Data()
+        var data = (try? encoder.encode(value)) ?? Data()
         data.append(0x0A)
         return data
     }
@@ -108,16 +194,7 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
     /// Reads an index file and checks it as strictly as a manifest: version, SHA1 keys (each
     /// with the file's prefix, when `prefix` is given) and every path.
     public init(jsonData data: Data, prefix: String? = nil) throws(Manifest.ReadError) {
-        let index: ManifestIndex
-        do {
-            index = try JSONDecoder().decode(ManifestIndex.self, from: data)
-        } catch {
-            throw Manifest.ReadError(reason: "not an index file: \(error)")
-        }
-        guard index.version == Self.currentVersion else {
-            throw Manifest.ReadError(
-                reason: "index version \(index.version) is not supported (expected \(Self.currentVersion))")
-        }
+        let index = try Self.decode(ManifestIndex.self, from: data, what: "an index file") { $0.version }
         for (sha1, entry) in index.images {
             guard Manifest.isSHA1(sha1), prefix.map({ sha1.hasPrefix($0) }) ?? true else {
                 throw Manifest.ReadError(reason: "\"\(sha1)\" is not a SHA1 this index file may hold")

@@ -42,6 +42,21 @@ struct LadderClientTests {
         }
     }
 
+    @Test("a client of a manifest named photos.json reads the index in photos.index/")
+    func indexOfANamedManifest() async throws {
+        let ladder = try ServedLadder(photos: 1, tiny: true, manifestName: "photos.json")
+        let sha1 = try #require(ladder.sha1s.first)
+        let client = LadderClient(baseURL: ladder.server.baseURL, manifestName: "photos.json")
+        let timeline = try await Timeline.record(client.load(.sha1(sha1), width: 40, height: 30))
+        // Every variant of a 40 x 30 photo is 40 x 30: the first (by name) covers the view.
+        let rung = try #require(timeline.rungNames.first)
+        #expect(timeline.rungNames.count == 1)
+        #expect(timeline.data(of: rung) == (try ladder.fileBytes(sha1, rung)))
+        #expect(ladder.server.requests.contains("/photos.index/layout.json"))
+        #expect(ladder.server.requests.contains("/photos.index/\(sha1.prefix(2)).json"))
+        #expect(!ladder.server.requests.contains { $0.hasPrefix("/index/") })
+    }
+
     @Test("cancelling a load mid-download stops the transfer and caches nothing partial")
     func cancellation() async throws {
         let ladder = try ServedLadder(photos: 2)

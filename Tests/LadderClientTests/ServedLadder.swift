@@ -16,7 +16,8 @@ final class ServedLadder: @unchecked Sendable {
 
     /// `photos` gradients of 1600 x 1200 pixels (distinct seeds), or `tiny` ones of about 50 x 40,
     /// built with the default pipeline (small_thumb 160, large_thumb 640, progressive full).
-    init(photos: Int, tiny: Bool = false) throws {
+    /// The manifest is `build/variants/<manifestName>`.
+    init(photos: Int, tiny: Bool = false, manifestName: String = "manifest.json") throws {
         TestImages.start()
         project = TemporaryDirectory("ladder-client")
         for index in 0..<photos {
@@ -27,9 +28,9 @@ final class ServedLadder: @unchecked Sendable {
                 : try TestImages.gradientJPEG(width: 1600, height: 1200, seed: index)
             try project.write(jpeg, to: "photos/p\(index).jpg")
         }
-        try Pipelines.write(#"{"sources": ["photos"]}"#, in: project)
+        try Pipelines.write(#"{"sources": ["photos"], "manifest": "build/variants/\#(manifestName)"}"#, in: project)
         try Pipelines.build(in: project)
-        manifest = try Manifest(jsonData: Data(project.read("build/variants/manifest.json")))
+        manifest = try Manifest(jsonData: Data(project.read("build/variants/" + manifestName)))
         root = project.path("build/variants")
         server = try LoopbackServer(serving: root)
     }

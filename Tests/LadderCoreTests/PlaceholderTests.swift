@@ -77,15 +77,15 @@ struct PlaceholderTests {
         let second = try Self.project()
         let manifest = try Self.manifest(first)
         let names = first.files(under: "build/variants/index")
-        #expect(names.count == 256)
+        #expect(names.count == 256 + 1, "256 prefix files and layout.json")
         #expect(try first.contents(under: "build/variants/index") == second.contents(under: "build/variants/index"))
         for (sha1, entry) in manifest.images {
-            let data = Data(try first.read("build/variants/" + ManifestIndex.path(forSHA1: sha1)))
+            let data = Data(try first.read("build/variants/" + ManifestIndex.path(forSHA1: sha1, prefixLength: 2)))
             let index = try ManifestIndex(jsonData: data, prefix: String(sha1.prefix(2)))
             #expect(index.images[sha1] == ManifestIndex.Entry(entry))
         }
         // An index file changed or removed is a problem of kind "index".
-        let path = "build/variants/" + ManifestIndex.path(forSHA1: manifest.images.keys.sorted()[0])
+        let path = "build/variants/" + ManifestIndex.path(forSHA1: manifest.images.keys.sorted()[0], prefixLength: 2)
         try first.write("{\"images\":{},\"version\":1}\n", to: path)
         try FileManager.default.removeItem(atPath: first.path("build/variants/index/00.json"))
         let problems = try VerifyTests.verify(first).problems.filter { $0.kind == "index" }
@@ -93,5 +93,102 @@ struct PlaceholderTests {
         // The next build puts them back.
         try Pipelines.build(in: first)
         #expect(try VerifyTests.verify(first).problems.isEmpty)
+    }
+
+    /// Photos of several shapes (a ThumbHash's length follows the aspect ratio) and a
+    /// transparent PNG.
+    static func shapesProject() throws -> TemporaryDirectory {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        for (index, (width, height)) in [(400, 300), (300, 400), (300, 300), (640, 200), (200, 640)].enumerated() {
+            try folder.write(TestImages.gradientJPEG(width: width, height: height, seed: index), to: "photos/p\(index).jpg")
+        }
+        try folder.write(TestImages.halfTransparentPNG(), to: "photos/clear.png")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        try Pipelines.build(in: folder)
+        return folder
+    }
+
+    @Test("placeholder, averageColor and hasAlpha add at most 92 bytes to an opaque image's manifest entry (114 before)")
+    func entryBytes() throws {
+        let folder = try Self.shapesProject()
+        let written = Data(try folder.read("build/variants/manifest.json"))
+        let manifest = try Self.manifest(folder)
+        #expect(manifest.jsonData() == written, "the manifest reads back to the same bytes")
+        // An independent parser: valid JSON, and "hasAlpha" only where the source had alpha.
+        let object = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+        let images = try #require(object["images"] as? [String: [String: Any]])
+        let (clearSHA1, _) = try Self.entry(manifest, source: "photos/clear.png")
+        #expect(images.count == 6)
+        for (sha1, entry) in images {
+            #expect(entry["placeholder"] is String && entry["averageColor"] is String)
+            #expect((entry["hasAlpha"] as? Bool) == (sha1 == clearSHA1 ? true : nil), "\(sha1)")
+        }
+        // What each opaque image's entry costs with the three fields, against without them.
+        for (sha1, entry) in manifest.images where sha1 != clearSHA1 {
+            var without = manifest
+            without.images[sha1]?.placeholder = nil
+            without.images[sha1]?.averageColor = nil
+            without.images[sha1]?.hasAlpha = nil
+            let added = written.count - without.jsonData().count
+            #expect(added <= 92, "\(entry.sources): \(added) bytes")
+        }
+        // Read back, an opaque entry says false, not "unknown".
+        #expect(manifest.images.filter { $0.key != clearSHA1 }.values.allSatisfy { $0.hasAlpha == false })
+        #expect(manifest.images.count == 6)
+    }
+
+    @Test("an entry without hasAlpha reads as false when it has a placeholder, as unknown when it has neither")
+    func absentHasAlpha() throws {
+        let folder = try Self.project()
+        var text = String(decoding: try folder.read("build/variants/manifest.json"), as: UTF8.self)
+        #expect(!text.contains("\"hasAlpha\" : false"))
+        #expect(text.contains("\"hasAlpha\" : true"))
+        let manifest = try Self.manifest(folder)
+        let (_, quadrants) = try Self.entry(manifest, source: "photos/quadrants.jpg")
+        #expect(quadrants.hasAlpha == false)
+        // A manifest written before placeholders: no field at all.
+        let placeholder = try #require(quadrants.placeholder)
+        text = text.replacingOccurrences(of: "\"placeholder\" : \"\(placeholder)\",", with: "")
+        let old = try Manifest(jsonData: Data(text.utf8))
+        #expect(try Self.entry(old, source: "photos/quadrants.jpg").1.hasAlpha == nil)
+    }
+
+    @Test("when the manifest grows past 16,384 images the index moves to 3-digit prefixes, and back, leaving no stale file")
+    func indexLayoutChanges() throws {
+        let folder = try Self.project()
+        let manifestFolder = try Directory.open(folder.path("build/variants"))
+        var manifest = try Self.manifest(folder)
+        let built = manifest
+        // Copies of a built entry under generated SHA1s, up to one image more than 2 digits hold.
+        let template = try #require(manifest.images.values.first)
+        var counter = 0
+        while manifest.images.count <= 16_384 {
+            counter += 1
+            let digits = String(counter, radix: 16)
+            manifest.images[String(repeating: "0", count: 40 - digits.count) + digits] = template
+        }
+        let writer = ManifestIndexWriter(manifestFolder: manifestFolder)
+        try writer.write(manifest)
+        var names = Set(folder.files(under: "build/variants/index").map { String($0.split(separator: "/").last ?? "") })
+        #expect(names.count == 4_096 + 1)
+        #expect(names.contains("abc.json") && !names.contains("ab.json"))
+        #expect(writer.isComplete)
+        #expect(writer.problems(for: manifest).isEmpty)
+        #expect(!writer.problems(for: built).isEmpty, "the small manifest's index is not this one")
+
+        try writer.write(built)
+        names = Set(folder.files(under: "build/variants/index").map { String($0.split(separator: "/").last ?? "") })
+        #expect(names.count == 256 + 1)
+        #expect(names.contains("ab.json") && !names.contains("abc.json"))
+        #expect(try VerifyTests.verify(folder).problems.isEmpty)
+    }
+
+    @Test("verify reports a prefix file the index's layout does not name")
+    func staleIndexFile() throws {
+        let folder = try Self.project()
+        try folder.write("{\"images\":{},\"version\":1}\n", to: "build/variants/index/abc.json")
+        let problems = try VerifyTests.verify(folder).problems
+        #expect(problems.contains { $0.path.hasSuffix("index/abc.json") }, "\(problems)")
     }
 }

@@ -40,7 +40,7 @@ public enum OutputOwnership {
                 else { continue }
                 if let inside = FilePath.relative(path, to: output) {
                     files.insert(inside)
-                    files.formUnion(ManifestIndexCheck.pathsInOutput(inside))
+                    files.formUnion(ManifestIndexCheck.pathsInOutput(inside, manifest: manifest))
                 }
                 for entry in manifest.images.values {
                     for variant in entry.variants.values {

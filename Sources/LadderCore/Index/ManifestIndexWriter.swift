@@ -1,14 +1,17 @@
 import Foundation
 public import LadderManifest
 
-/// Writes the index files (`index/00.json` ... `index/ff.json` for `manifest.json`; see
-/// `ManifestIndex.folder(forManifestNamed:)` for other names) beside the manifest, so that
-/// apps resolve one image with one small download (see `ManifestIndex`).
+/// Writes the index files (`index/layout.json` and `index/00.json` ... `index/ff.json` for
+/// `manifest.json`, with longer prefixes for larger manifests; see `ManifestIndex` and
+/// `ManifestIndex.folder(forManifestNamed:)` for other names) beside the manifest, so that apps
+/// resolve one image with one small download.
 ///
 /// Call it just before the manifest is written: each file is replaced atomically, only when
-/// its bytes change, and made durable before the manifest names the same variants. Variant
-/// files are removed only after both are written, so at every moment the index and the
-/// manifest each name files that exist.
+/// its bytes change, the prefix files before the layout file that points to them, and all
+/// made durable before the manifest names the same variants. Variant files are removed only
+/// after both are written, so at every moment the index and the manifest each name files that
+/// exist. Prefix files of another length (the manifest crossed a size at which the prefix length
+/// changes) are removed once the new layout is written.
 public struct ManifestIndexWriter: Sendable {
     /// The folder that holds the manifest.
     public let manifestFolder: Directory
@@ -23,7 +26,7 @@ public struct ManifestIndexWriter: Sendable {
     /// The index folder's name, beside the manifest.
     public var folderName: String { ManifestIndex.folder(forManifestNamed: manifestName) }
 
-    /// Writes the index of `manifest`; returns how many files changed.
+    /// Writes the index of `manifest`; returns how many files changed (removed ones included).
     @discardableResult
     public func write(_ manifest: Manifest) throws(FileSystemError) -> Int {
         let folder = try manifestFolder.subdirectory(folderName, create: true)
@@ -31,12 +34,26 @@ public struct ManifestIndexWriter: Sendable {
         for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
             try folder.removeFile(name)
         }
+        let files = ManifestIndex.files(for: manifest, manifestName: manifestName)
+        let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
+        // The layout last: until it is replaced, it names prefix files that are all there.
+        let ordered = files.keys.filter { $0 != layoutPath }.sorted() + [layoutPath]
         var changed = 0
-        for (path, data) in ManifestIndex.files(for: manifest, manifestName: manifestName).sorted(by: { $0.key < $1.key }) {
+        for path in ordered {
             let name = FilePath.name(path)
+            guard let data = files[path] else { continue }
             let bytes = [UInt8](data)
             if (try? folder.readFile(name)) == bytes { continue }
             try folder.writeAtomically(bytes, to: name)
+            changed += 1
+        }
+        if changed > 0 {
+            try folder.synchronize()
+        }
+        // Prefix files of another length, which the layout no longer names.
+        let names = Set(files.keys.map(FilePath.name))
+        for name in try folder.entries(sorted: true) where !names.contains(name) && Self.isPrefixFileName(name) {
+            try folder.removeFile(name)
             changed += 1
         }
         if changed > 0 {
@@ -46,24 +63,28 @@ public struct ManifestIndexWriter: Sendable {
         return changed
     }
 
-    /// Whether every index file exists beside the manifest (one listing, no file read): a
-    /// build whose manifest did not change writes the index again only when this is false.
+    /// Whether every index file the layout names exists beside the manifest (the layout and one
+    /// listing read): a build whose manifest did not change writes the index again only when
+    /// this is false.
     public var isComplete: Bool {
         guard let folder = try? manifestFolder.subdirectory(folderName, create: false),
+            let layoutBytes = try? folder.readFile(ManifestIndex.layoutName),
+            let layout = try? ManifestIndex.Layout(jsonData: Data(layoutBytes)),
             let names = try? folder.entries(sorted: false)
         else { return false }
-        return Set(paths.map(FilePath.name)).isSubset(of: names)
+        let expected = ManifestIndex.prefixes(length: layout.prefixLength).map { $0 + ".json" }
+        return Set(names).isSuperset(of: expected)
     }
 
     /// What is wrong with the index beside the manifest: every file must hold exactly what the
-    /// manifest says, as `ladder verify` checks. Each problem is a file path (relative to the
-    /// manifest's folder) and a message.
+    /// manifest says, as `ladder verify` checks. Each problem is a file path (relative to the manifest's folder) and a message.
     public func problems(for manifest: Manifest) -> [(path: String, message: String)] {
         guard let folder = try? manifestFolder.subdirectory(folderName, create: false) else {
             return [(folderName, "no index folder beside the manifest; run ladder build")]
         }
         var problems: [(path: String, message: String)] = []
-        for (path, data) in ManifestIndex.files(for: manifest, manifestName: manifestName).sorted(by: { $0.key < $1.key }) {
+        let files = ManifestIndex.files(for: manifest, manifestName: manifestName)
+        for (path, data) in files.sorted(by: { $0.key < $1.key }) {
             guard let bytes = try? folder.readFile(FilePath.name(path)) else {
                 problems.append((path, "the index file is missing; run ladder build"))
                 continue
@@ -72,17 +93,25 @@ public struct ManifestIndexWriter: Sendable {
                 problems.append((path, "the index file does not match the manifest; run ladder build"))
             }
         }
+        // A prefix file of another length is not exempt from verify's orphan check, which
+        // reports it.
         return problems
     }
 
-    /// The index files' paths relative to the manifest's folder, so that `ladder verify` does
-    /// not count them as orphans.
-    public var paths: [String] { Self.paths(manifestName: manifestName) }
-
-    /// The index files' paths relative to the folder of a manifest named `manifestName`.
-    public static func paths(manifestName: String) -> [String] {
+    /// The index files' paths relative to the manifest's folder, for `manifest`, so that
+    /// `ladder verify` does not count them as orphans.
+    public static func paths(for manifest: Manifest, manifestName: String) -> [String] {
         let folder = ManifestIndex.folder(forManifestNamed: manifestName)
-        let hex = "0123456789abcdef".map(String.init)
-        return hex.flatMap { high in hex.map { folder + "/" + high + $0 + ".json" } }
+        let length = ManifestIndex.prefixLength(forImageCount: manifest.images.count)
+        return [ManifestIndex.layoutPath(manifestName: manifestName)]
+            + ManifestIndex.prefixes(length: length).map { folder + "/" + $0 + ".json" }
+    }
+
+    /// A name the writer gives prefix files: hex digits (at least two) and `.json`.
+    static func isPrefixFileName(_ name: String) -> Bool {
+        guard name.hasSuffix(".json") else { return false }
+        let stem = name.dropLast(5)
+        return stem.count >= ManifestIndex.minimumPrefixLength
+            && stem.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

@@ -17,9 +17,12 @@ struct ManifestIndexCheck {
         }
     }
 
-    /// The index files' paths relative to the output folder, given the manifest's.
-    static func pathsInOutput(_ manifestInOutput: String) -> [String] {
+    /// The index files of `manifest` by their paths relative to the output folder, given the
+    /// manifest's.
+    static func pathsInOutput(_ manifestInOutput: String, manifest: Manifest) -> [String] {
         let base = FilePath.parent(manifestInOutput)
-        return ManifestIndexWriter.paths(manifestName: FilePath.name(manifestInOutput)).map { base.isEmpty || base == "." ? $0 : base + "/" + $0 }
+        return ManifestIndexWriter.paths(for: manifest, manifestName: FilePath.name(manifestInOutput)).map {
+            base.isEmpty || base == "." ? $0 : base + "/" + $0
+        }
     }
 }

@@ -453,7 +453,7 @@ public struct Verifier: Sendable {
         }
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
-            known.formUnion(ManifestIndexCheck.pathsInOutput(manifestInside))
+            known.formUnion(ManifestIndexCheck.pathsInOutput(manifestInside, manifest: manifest))
         }
         // Other pipelines may share the output folder: what their manifests list is theirs.
         known.insert(OutputOwnership.lockFileName)

@@ -3,8 +3,10 @@
 //
 //     python3 -m http.server -d build/variants 8000 &
 //     swift run -c release ladder-serve-check http://127.0.0.1:8000/ [SHA1...] [--size N] [--limit N]
+//         [--manifest NAME.json]
 //
-// Without SHA1s it reads manifest.json from the server and loads its first five images.
+// Without SHA1s it reads the manifest (manifest.json unless --manifest names another) from the
+// server and loads its first five images, through the index of that manifest.
 import Foundation
 import LadderClient
 import LadderManifest
@@ -22,22 +24,27 @@ struct ServeCheck {
         }
         let size = option("--size", default: 4000)
         let limit = option("--limit", default: 6)
+        var manifestName = ManifestIndex.defaultManifestName
+        if let index = arguments.firstIndex(of: "--manifest"), index + 1 < arguments.count {
+            manifestName = arguments[index + 1]
+            arguments.removeSubrange(index...index + 1)
+        }
         guard let first = arguments.first, var base = URL(string: first), base.scheme != nil else {
-            FileHandle.standardError.write(Data("usage: ladder-serve-check BASE-URL [SHA1...] [--size N] [--limit N]\n".utf8))
+            FileHandle.standardError.write(Data("usage: ladder-serve-check BASE-URL [SHA1...] [--size N] [--limit N] [--manifest NAME.json]\n".utf8))
             exit(64)
         }
         if !base.absoluteString.hasSuffix("/") { base = base.appendingPathComponent("") }
         var sha1s = Array(arguments.dropFirst())
         if sha1s.isEmpty {
             do {
-                let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("manifest.json"))
+                let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent(manifestName))
                 sha1s = Array(try Manifest(jsonData: data).images.keys.sorted().prefix(5))
             } catch {
-                FileHandle.standardError.write(Data("ladder-serve-check: cannot read \(base)manifest.json: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("ladder-serve-check: cannot read \(base)\(manifestName): \(error)\n".utf8))
                 exit(1)
             }
         }
-        let client = LadderClient(baseURL: base, maxConcurrentDownloads: limit)
+        let client = LadderClient(baseURL: base, manifestName: manifestName, maxConcurrentDownloads: limit)
         let start = Date()
         var failed = false
         await withTaskGroup(of: [String].self) { group in
