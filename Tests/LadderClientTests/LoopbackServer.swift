@@ -120,7 +120,15 @@ final class LoopbackServer: @unchecked Sendable {
             served.append(path)
             return self.options
         }
-        defer { lock.withLock { active -= 1 } }
+        // A request stops counting as answered just before its last bytes are written: once they
+        // are, the client may start its next request before this thread runs again, and a
+        // later decrement would count both.
+        var counted = true
+        func done() {
+            if counted { lock.withLock { active -= 1 } }
+            counted = false
+        }
+        defer { done() }
 
         if options.latency > 0 { usleep(options.latency) }
         let decoded = path.removingPercentEncoding ?? path
@@ -133,6 +141,7 @@ final class LoopbackServer: @unchecked Sendable {
             body = FileManager.default.contents(atPath: root + decoded).map { [UInt8]($0) }
         }
         guard let body else {
+            done()
             _ = write(connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
         }
@@ -144,12 +153,14 @@ final class LoopbackServer: @unchecked Sendable {
             head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(range.lowerBound)-\(upper)/\(body.count)\r\n"
         }
         head += "Content-Length: \(slice.count)\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+        if slice.isEmpty { done() }
         guard write(connection, Array(head.utf8)) else { return }
         // Throttled: a twentieth of a second's worth at a time.
         let chunk = options.bytesPerSecond.map { max(1, $0 / 20) } ?? 64 << 10
         var offset = slice.startIndex
         while offset < slice.endIndex {
             let end = min(offset + chunk, slice.endIndex)
+            if end == slice.endIndex { done() }
             guard write(connection, Array(slice[offset..<end])) else {
                 lock.withLock { cutShort.append(path) }
                 return
