@@ -222,6 +222,32 @@ public struct ThumbHash: Sendable, Hashable {
 
     /// Decodes to a blurred picture whose longer side is 32 pixels; nil when the hash is too
     /// short for what its header announces.
+    /// Whether the hash is whole: a header, and every coefficient its header announces.
+    /// Cheaper than `picture()`, which it agrees with on whether a picture can be made.
+    public var isComplete: Bool {
+        guard let header = Header(bytes), approximateAspectRatio != nil else { return false }
+        let lx = max(3, header.isLandscape ? header.longCount : header.shortCount)
+        let ly = max(3, header.isLandscape ? header.shortCount : header.longCount)
+        let nibbles =
+            Self.acCount(nx: lx, ny: ly) + 2 * Self.acCount(nx: 3, ny: 3)
+            + (header.hasAlpha ? Self.acCount(nx: 5, ny: 5) : 0)
+        return (header.hasAlpha ? 6 : 5) + (nibbles + 1) / 2 <= bytes.count
+    }
+
+    /// The number of AC coefficients of an nx by ny channel: the triangle cx * ny < nx * (ny - cy)
+    /// without the DC.
+    static func acCount(nx: Int, ny: Int) -> Int {
+        (0..<ny).reduce(0) { count, cy in
+            var cx = cy > 0 ? 0 : 1
+            var row = 0
+            while cx * ny < nx * (ny - cy) {
+                row += 1
+                cx += 1
+            }
+            return count + row
+        }
+    }
+
     public func picture() -> Picture? {
         guard let header = Header(bytes), let ratio = approximateAspectRatio else { return nil }
         let lx = max(3, header.isLandscape ? header.longCount : header.shortCount)
@@ -273,10 +299,14 @@ public struct ThumbHash: Sendable, Hashable {
             }
             return value
         }
+        // The horizontal cosines are the same on every row: computed once per column.
+        let cosinesX = (0..<w).flatMap { x in
+            (0..<columns).map { cx in cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
+        }
         for y in 0..<h {
             for cy in 0..<rows { fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy)) }
             for x in 0..<w {
-                for cx in 0..<columns { fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
+                for cx in 0..<columns { fx[cx] = cosinesX[x * columns + cx] }
                 let l = header.l + sum(lAC, nx: lx, ny: ly)
                 let p = header.p + sum(pAC, nx: 3, ny: 3)
                 let q = header.q + sum(qAC, nx: 3, ny: 3)

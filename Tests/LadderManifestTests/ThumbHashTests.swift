@@ -12,9 +12,11 @@ import Testing
             for x in 0..<w {
                 let pixel: [Int]
                 switch pattern {
-                case "gradient": pixel = [x * 255 / max(1, w - 1), y * 255 / max(1, h - 1), (x * 7 + y * 13) % 256, 255]
+                case "gradient":
+                    pixel = [x * 255 / max(1, w - 1), y * 255 / max(1, h - 1), (x * 7 + y * 13) % 256, 255]
                 case "alpha": pixel = [x * 255 / (w - 1), 180, y * 255 / (h - 1), (x + y) * 255 / (w + h - 2)]
-                case "blocks": pixel = ((x + 3) / 13 + (y + 5) / 11) % 2 == 0 ? [200, 40, 30, 255] : [20, 90, 220, 255]
+                case "blocks":
+                    pixel = ((x + 3) / 13 + (y + 5) / 11) % 2 == 0 ? [200, 40, 30, 255] : [20, 90, 220, 255]
                 default:
                     let v = 60 + (x * 3 + y * 2) % 120
                     pixel = [v, v, v, 255]
@@ -28,11 +30,14 @@ import Testing
     @Test("encodes every reference picture to the reference's bytes", arguments: thumbHashReferences.indices)
     func encodesLikeTheReference(_ index: Int) {
         let reference = thumbHashReferences[index]
-        let hash = ThumbHash(encoding: Self.picture(reference.pattern, width: reference.width, height: reference.height))
+        let hash = ThumbHash(
+            encoding: Self.picture(reference.pattern, width: reference.width, height: reference.height))
         #expect(hash?.base64 == reference.hash, "\(reference.pattern) \(reference.width)x\(reference.height)")
     }
 
-    @Test("decodes every reference hash to the reference's picture, within one level", arguments: thumbHashReferences.indices)
+    @Test(
+        "decodes every reference hash to the reference's picture, within one level",
+        arguments: thumbHashReferences.indices)
     func decodesLikeTheReference(_ index: Int) throws {
         let reference = thumbHashReferences[index]
         let parts = reference.decoded.split(separator: ":")
@@ -77,5 +82,20 @@ import Testing
         #expect(ThumbHash(base64: "AAAA") == nil)
         #expect(ThumbHash(base64: "not base64!") == nil)
         #expect(ThumbHash(bytes: [0x20, 0x00, 0x00, 0x07, 0x00]).picture() == nil)
+    }
+
+    @Test("a hash is complete exactly when it decodes to a picture, for every cut of every reference hash")
+    func completeness() throws {
+        var cuts = 0
+        for reference in thumbHashReferences {
+            let bytes = try #require(ThumbHash(base64: reference.hash)).bytes
+            for length in 0...bytes.count {
+                let hash = ThumbHash(bytes: Array(bytes.prefix(length)))
+                #expect(hash.isComplete == (hash.picture() != nil), "\(reference.hash) cut to \(length) bytes")
+                cuts += 1
+            }
+            #expect(ThumbHash(bytes: bytes).isComplete)
+        }
+        #expect(cuts > 100)
     }
 }

@@ -70,6 +70,14 @@ public struct JPEGStructure: Sendable, Equatable {
         public var description: String { "\(reason) at byte \(offset)" }
     }
 
+    /// The offset of the first 0xFF in `data[from..<end]`, or nil.
+    static func nextMarkerByte(in data: [UInt8], from start: Int, before end: Int) -> Int? {
+        guard start < end else { return nil }
+        return data.withUnsafeBufferPointer { buffer in
+            UnsafeBufferPointer(rebasing: buffer[start..<end]).firstIndex(of: 0xFF).map { start + $0 }
+        }
+    }
+
     /// Walks `bytes`. With `scanLimit`, stops with an error as soon as more scans than that are
     /// found, so a file with thousands of scans costs no more than reading its headers.
     public init(parsing bytes: some RandomAccessCollection<UInt8>, scanLimit: Int? = nil) throws(ParseError) {
@@ -175,16 +183,16 @@ public struct JPEGStructure: Sendable, Equatable {
                 var cursor = payloadEnd
                 var scanEnd: Int?
                 while cursor + 1 < count {
-                    if data[cursor] == 0xFF {
-                        let next = data[cursor + 1]
-                        if next == 0x00 || (0xD0...0xD7).contains(next) || next == 0xFF {
-                            cursor += next == 0xFF ? 1 : 2
-                            continue
-                        }
-                        scanEnd = cursor
-                        break
+                    // Most of a file is entropy-coded data: go from one 0xFF to the next.
+                    guard let mark = Self.nextMarkerByte(in: data, from: cursor, before: count - 1) else { break }
+                    cursor = mark
+                    let next = data[cursor + 1]
+                    if next == 0x00 || (0xD0...0xD7).contains(next) || next == 0xFF {
+                        cursor += next == 0xFF ? 1 : 2
+                        continue
                     }
-                    cursor += 1
+                    scanEnd = cursor
+                    break
                 }
                 scans.append(
                     Scan(

@@ -3,6 +3,9 @@ import LadderManifest
 
 /// Checks an image's `placeholder`, `averageColor` and `hasAlpha` against its smallest variant:
 /// both colours must be within a tolerance of the mean colour of that variant's decoded pixels.
+/// A variant of at least 64x64 is decoded at 1/8 scale: every pixel the mean of an 8x8 block
+/// (its DC), weighed by the block's share inside the picture, so the mean is the full picture's
+/// within about a level, at a fraction of the cost of a full decode.
 ///
 /// The tolerances, in 8-bit levels per sRGB channel: `averageColor` is the mean of a 100-pixel
 /// rendering of the same picture, so only JPEG's loss and the resampling separate the two
@@ -30,21 +33,26 @@ struct PlaceholderCheck {
         let hash = entry.placeholder.flatMap { ThumbHash(base64: $0) }
         let color = entry.averageColor.flatMap { HexColor($0) }
         if entry.placeholder == nil || entry.averageColor == nil || entry.hasAlpha == nil {
-            let missing = [("placeholder", entry.placeholder == nil), ("averageColor", entry.averageColor == nil),
-                ("hasAlpha", entry.hasAlpha == nil)].filter(\.1).map(\.0)
+            let missing = [
+                ("placeholder", entry.placeholder == nil), ("averageColor", entry.averageColor == nil),
+                ("hasAlpha", entry.hasAlpha == nil),
+            ].filter(\.1).map(\.0)
             problem(
                 "placeholder-missing",
                 "image \(source) has no \(missing.joined(separator: ", ")); run ladder build to add them")
         }
-        if let text = entry.placeholder, hash?.picture() == nil {
+        if let text = entry.placeholder, hash?.isComplete != true {
             problem("placeholder-invalid", "image \(source): the placeholder \"\(text)\" is not a ThumbHash")
         }
         if let text = entry.averageColor, color == nil {
             problem("placeholder-invalid", "image \(source): the averageColor \"\(text)\" is not #rrggbb")
         }
         guard let thumbnail, hash != nil || color != nil,
-            let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes),
-            let mean = Self.mean(of: pixels.displayable())
+            let header = try? JPEGStructure(parsing: thumbnail.bytes)
+        else { return problems }
+        let scale = min(header.width, header.height) >= Self.smallestScaled ? 8 : 1
+        guard let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes, scaleDenominator: scale),
+            let mean = Self.mean(of: pixels.displayable(), width: header.width, height: header.height, scale: scale)
         else { return problems }
 
         if let color, let difference = Self.difference(mean, [color.red, color.green, color.blue].map(Double.init)),
@@ -67,23 +75,36 @@ struct PlaceholderCheck {
         return problems
     }
 
-    /// The mean red, green and blue of displayable pixels (RGB or grayscale); nil for others.
-    static func mean(of pixels: DecodedPixels) -> [Double]? {
-        let count = pixels.width * pixels.height
-        guard count > 0 else { return nil }
-        var sums = [0, 0, 0]
+    /// Thumbnails at least this wide and high are decoded at 1/8 scale; smaller ones whole, as
+    /// their partial edge blocks (padded by the encoder) would weigh too much.
+    static let smallestScaled = 64
+
+    /// The mean red, green and blue of displayable pixels (RGB or grayscale) decoded at
+    /// 1/`scale` from a `width` x `height` picture, each weighed by the share of its
+    /// `scale` x `scale` block inside the picture; nil for other colour models.
+    static func mean(of pixels: DecodedPixels, width: Int, height: Int, scale: Int) -> [Double]? {
+        guard pixels.width > 0, pixels.height > 0 else { return nil }
+        let channels: [Int]
         switch pixels.colorModel {
-        case .grayscale:
-            let total = pixels.samples.reduce(0) { $0 + Int($1) }
-            sums = [total, total, total]
-        case .rgb:
-            for i in 0..<count {
-                for channel in 0..<3 { sums[channel] += Int(pixels.samples[i * 3 + channel]) }
-            }
-        case .yCbCr, .cmyk:
-            return nil
+        case .grayscale: channels = [0, 0, 0]
+        case .rgb: channels = [0, 1, 2]
+        case .yCbCr, .cmyk: return nil
         }
-        return sums.map { Double($0) / Double(count) }
+        let stride = pixels.components
+        var sums = [0, 0, 0]
+        var total = 0
+        for y in 0..<pixels.height {
+            let rows = min(scale, height - y * scale)
+            for x in 0..<pixels.width {
+                let weight = rows * min(scale, width - x * scale)
+                guard weight > 0 else { continue }
+                let offset = (y * pixels.width + x) * stride
+                for channel in 0..<3 { sums[channel] += weight * Int(pixels.samples[offset + channels[channel]]) }
+                total += weight
+            }
+        }
+        guard total > 0 else { return nil }
+        return sums.map { Double($0) / Double(total) }
     }
 
     /// The largest difference between two colours' channels.
