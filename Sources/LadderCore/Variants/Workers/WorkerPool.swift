@@ -96,7 +96,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         let pixels = min(max(1, declared), settings.pixelBudget)
         requests.add(1, ordering: .relaxed)
         let reused = scheduler.admit(pixels: pixels)
-        defer { scheduler.finished(pixels: pixels) }
+        defer { scheduler.leave(pixels: pixels) }
         let worker: Worker
         if let reused {
             worker = reused
@@ -177,12 +177,9 @@ extension WorkerPool {
 
         /// Waits until a render of `pixels` pixels may start, and counts it.
         public func enter(pixels: Int) {
-            _ = admit(pixels: pixels)
-        }
-
-        /// Counts a render of `pixels` pixels as finished.
-        public func leave(pixels: Int) {
-            finished(pixels: pixels)
+            condition.lock()
+            defer { condition.unlock() }
+            waitForRoom(pixels: pixels)
         }
 
         /// Waits until a render of `pixels` pixels may start, counts it, and hands it an idle
@@ -190,15 +187,21 @@ extension WorkerPool {
         func admit(pixels: Int) -> Worker? {
             condition.lock()
             defer { condition.unlock() }
+            waitForRoom(pixels: pixels)
+            return idle.popLast()
+        }
+
+        /// With the lock held: waits until there is room for `pixels` more, and counts them.
+        private func waitForRoom(pixels: Int) {
             while running >= slots || (running > 0 && pixelsInFlight + pixels > pixelBudget) {
                 condition.wait()
             }
             running += 1
             pixelsInFlight += pixels
-            return idle.popLast()
         }
 
-        func finished(pixels: Int) {
+        /// Counts a render of `pixels` pixels as finished.
+        public func leave(pixels: Int) {
             condition.lock()
             running -= 1
             pixelsInFlight -= pixels
