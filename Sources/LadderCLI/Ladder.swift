@@ -43,7 +43,9 @@ public enum Ladder {
     ]
 
     /// Commands for ladder's own scripts, left out of --help.
-    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self, ReplayTimingCommand.self]
+    static let hiddenCommands: [any LadderCommand.Type] = [
+        FloorCommand.self, ReplayTimingCommand.self, StateTimingCommand.self,
+    ]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)
     /// and `environment` (nil for this process's). A result that could not be written to
