@@ -102,6 +102,20 @@ struct CorpusTests {
         #expect(result.output.contains("\"written\":0"))
         #expect(folder.modificationTimes(under: "build") == before)
     }
+
+    @Test("the default build passes verify --replay: every problem it reports is a source listed as failed")
+    func replayPasses() throws {
+        let (folder, _, manifest) = try Self.built()
+        let result = try LadderExecutable.run(["verify", "--replay", "--json"], in: folder.path)
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+            Comment(rawValue: result.output))
+        let problems = try #require(report["problems"] as? [[String: Any]])
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(result.status == 0 && report["ok"] as? Bool == true, "sources listed as failed are not problems")
+        let replays = try #require(report["replay"] as? [[String: Any]])
+        #expect(replays.count == manifest.images.count, "every full-size file was replayed")
+    }
 }
 
 /// `ladder replay` over the corpus's real JPEGs, when the corpus is there.

@@ -83,9 +83,20 @@ struct ScanChoiceTests {
     func impossibleBudget() throws {
         let jpeg = try ProgressiveSubjects.flatArt(width: 320, height: 240)
             .jpegEncoded(JPEGEncoding(quality: 85, fullChroma: false))
-        let choice = try ScanScriptChooser(scans: 5, firstPictureBudget: 0.01).choose(jpeg)
+        let choice = try ScanScriptChooser(scans: 5, firstPictureBudget: 0.01, firstRoundTripBytes: 0).choose(jpeg)
         #expect(choice.script.scans[0].al == 1, "the smallest first scan: the DC without its lowest bit")
         #expect(choice.budgetAdvice?.contains("more scans") == true)
+    }
+
+    @Test("a first picture within the first round trip meets any budget: no advice, the best script kept")
+    func firstRoundTrip() throws {
+        let jpeg = try ProgressiveSubjects.flatArt(width: 320, height: 240)
+            .jpegEncoded(JPEGEncoding(quality: 85, fullChroma: false))
+        #expect(jpeg.count < ReplaySettings.firstRoundTripBytes)
+        let choice = try ScanScriptChooser(scans: 5, firstPictureBudget: 0.01).choose(jpeg)
+        let unbounded = try ScanScriptChooser(scans: 5, firstPictureBudget: 1).choose(jpeg)
+        #expect(choice.budgetAdvice == nil)
+        #expect(choice.script == unbounded.script, "the budget is met by every candidate")
     }
 
     @Test("on renders, quality over the download is close to libjpeg's 10-scan default, with SSIM and with PSNR")

@@ -152,6 +152,32 @@ struct VerifyTests {
         #expect(report.medianFirstPaintShare != nil && report.medianFirstScanSSIM != nil)
     }
 
+    @Test(
+        "with replay, the default build of tiny files and flat art passes: their first picture comes in the first round trip"
+    )
+    func replayTinyAndFlat() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        func flat(_ width: Int, _ height: Int, _ suffix: String) throws -> [UInt8] {
+            let picture = TestImages.quadrants(width: width, height: height)
+            return try Image(pixels: picture.pixels, width: width, height: height, bands: 3, space: .sRGB)
+                .encoded(as: suffix)
+        }
+        // Headers are most of a file of a few hundred bytes, and the DC most of flat art.
+        try folder.write(flat(1, 1, ".png"), to: "photos/one-pixel.png")
+        try folder.write(flat(8, 8, ".png"), to: "photos/icon.png")
+        try folder.write(flat(13, 169, ".jpg[Q=90]"), to: "photos/sliver.jpg")
+        try folder.write(TestImages.halfTransparentPNG(width: 32, height: 32), to: "photos/alpha.png")
+        try folder.write(flat(80, 80, ".gif"), to: "photos/squares.gif")
+        try folder.write(flat(2048, 1536, ".png"), to: "photos/flat-art.png")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        let build = try Pipelines.build(in: folder)
+        #expect(build.failed.isEmpty, "\(build.failed)")
+        let report = try Self.verify(folder, replay: true)
+        #expect(report.replays.count == 6)
+        #expect(report.isOK, "\(report.problems.map { "\($0.path): \($0.kind): \($0.message)" })")
+    }
+
     @Test("a time budget that is exceeded fails verify")
     func budgets() throws {
         let folder = try Self.builtProject(

@@ -2,7 +2,8 @@
 public struct ReplaySettings: Sendable, Equatable {
     /// Bytes delivered at a time.
     public var chunkBytes: Int
-    /// The share of a full-size file by which its first picture must show.
+    /// The share of a full-size file by which its first picture must show, unless it shows
+    /// within `firstRoundTripBytes`.
     public var firstPaintBudget: Double
     /// Network profiles defined in pipeline.json, by name, besides the built-in ones.
     public var profiles: [String: NetworkProfile]
@@ -18,6 +19,12 @@ public struct ReplaySettings: Sendable, Equatable {
         self.profiles = profiles
         self.budgets = budgets
     }
+
+    /// A first picture that can show within this many bytes passes `firstPaintBudget` whatever
+    /// its share of the file: they arrive in the first round trip of a new connection (TCP's
+    /// initial window of 10 segments of 1460 bytes, RFC 6928), so it shows as early as any
+    /// picture can. It matters for small files, where headers and the DC are most of the bytes.
+    public static let firstRoundTripBytes = 14_600
 
     /// The profile called `name`: one defined in pipeline.json, else a built-in one.
     public func profile(named name: String) -> NetworkProfile? {

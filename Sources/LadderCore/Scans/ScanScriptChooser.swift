@@ -34,6 +34,9 @@ public struct ScanScriptChooser: Sendable {
     public var scans: Int
     /// The largest share of the file after which the first picture may show.
     public var firstPictureBudget: Double
+    /// A first picture within this many bytes meets the budget whatever its share
+    /// (`ReplaySettings.firstRoundTripBytes`, as `ladder verify --replay` counts it).
+    public var firstRoundTripBytes: Int
     /// Candidates are measured on a sample of about this many pixels: evenly spaced rows of
     /// whole iMCUs (at least 8 of them), at full resolution.
     public var scoringPixels: Int
@@ -43,13 +46,15 @@ public struct ScanScriptChooser: Sendable {
     public static let defaultScoringPixels = 250_000
 
     public init(
-        scans: Int, firstPictureBudget: Double, scoringPixels: Int = Self.defaultScoringPixels,
+        scans: Int, firstPictureBudget: Double, firstRoundTripBytes: Int = ReplaySettings.firstRoundTripBytes,
+        scoringPixels: Int = Self.defaultScoringPixels,
         pictureQuality: @escaping @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double] = {
             ImageQuality.ssim($0, reference: $1, width: $2, height: $3)
         }
     ) {
         self.scans = scans
         self.firstPictureBudget = firstPictureBudget
+        self.firstRoundTripBytes = firstRoundTripBytes
         self.scoringPixels = scoringPixels
         self.pictureQuality = pictureQuality
     }
@@ -151,11 +156,14 @@ public struct ScanScriptChooser: Sendable {
     }
 
     /// Chooses the script for the image in `jpeg` and writes it: the highest estimated quality
-    /// over the download among the candidates whose first picture comes within the budget, or,
+    /// over the download among the candidates whose first picture comes within the budget (or
+    /// within the first round trip, `firstRoundTripBytes`), or,
     /// when none does, the one whose first picture comes first, with advice on what it takes.
     public func choose(_ jpeg: [UInt8]) throws(ImagingError) -> ScanScriptChoice {
         let (coefficients, estimates) = try estimates(for: jpeg)
-        let within = estimates.filter { $0.firstPictureShare <= firstPictureBudget }
+        let within = estimates.filter {
+            $0.firstPictureShare <= firstPictureBudget || $0.showableAt[0] <= firstRoundTripBytes
+        }
         let best: Estimate
         var advice: String?
         if let winner = within.max(by: { $0.quality < $1.quality }) {
