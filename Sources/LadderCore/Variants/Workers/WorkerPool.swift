@@ -107,6 +107,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
                 throw RenderFailure("cannot start a render worker: \(error)", concernsTheSource: false)
             }
         }
+        try waitUntilReady(worker)
         let deadline = ContinuousClock.now.advanced(by: settings.timeLimit)
         do {
             try worker.channel.send(
@@ -130,6 +131,25 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         } catch {
             let status = worker.kill()
             throw RenderFailure("the decoder crashed on this file (\(status))")
+        }
+    }
+
+    /// How long a worker may take to start (load and start its libraries) before it is given up.
+    static let startLimit = Duration.seconds(60)
+
+    /// Waits, the first time a worker is used, for it to say it has started: its start-up,
+    /// slow on a loaded machine, is not counted against a source's time limit. A worker that
+    /// does not start is no fault of the source.
+    private func waitUntilReady(_ worker: Worker) throws(RenderFailure) {
+        guard !worker.isReady else { return }
+        do {
+            _ = try worker.channel.receive(
+                tag: FrameChannel.readyTag, as: FrameChannel.Ready.self,
+                deadline: ContinuousClock.now.advanced(by: Self.startLimit))
+            worker.isReady = true
+        } catch {
+            let status = worker.kill()
+            throw RenderFailure("a render worker did not start (\(status))", concernsTheSource: false)
         }
     }
 
@@ -235,6 +255,8 @@ final class Worker: @unchecked Sendable {
     let channel: FrameChannel
     /// Sources rendered so far.
     var renders = 0
+    /// True once the worker said it has started.
+    var isReady = false
 
     private let toWorker: FileHandle
     private let fromWorker: FileHandle
