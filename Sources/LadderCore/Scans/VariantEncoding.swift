@@ -9,25 +9,53 @@ public struct EncodedVariant: Sendable {
     public var budgetAdvice: String?
 }
 
+/// A variant encoded as far as it needs its picture. A chosen script is finished from the
+/// coefficients alone, so the picture can be released before the choice: the decoded picture
+/// and the coefficients are never held at once.
+public struct PartlyEncodedVariant: Sendable {
+    enum Stage: Sendable {
+        case done(EncodedVariant)
+        /// The coefficients fixed by one baseline encode, with the chooser to write them.
+        case choosing(baseline: [UInt8], chooser: ScanScriptChooser)
+    }
+    let stage: Stage
+
+    /// Finishes the encode: for a chosen script, scores the candidates and writes the best.
+    public func finished() throws(ImagingError) -> EncodedVariant {
+        switch stage {
+        case .done(let encoded):
+            return encoded
+        case .choosing(let baseline, let chooser):
+            let choice = try chooser.choose(baseline)
+            return EncodedVariant(bytes: choice.bytes, script: choice.script, budgetAdvice: choice.budgetAdvice)
+        }
+    }
+}
+
 extension VariantRecipe {
     /// Encodes `image` for this variant: baseline, with the variant's fixed scan script, or with
     /// the script chosen for this image (`"script": "auto"`), written losslessly from the
     /// coefficients of one encode.
     public func encoded(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> EncodedVariant {
+        try startEncoding(image, exif: exif).finished()
+    }
+
+    /// The part of `encoded(_:exif:)` that reads the picture: the whole encode for a baseline
+    /// file or a fixed script, the baseline encode that fixes the coefficients for a chosen one.
+    public func startEncoding(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> PartlyEncodedVariant {
         guard let progressive, let automatic = progressive.automatic else {
             let encoding = encoding(components: image.bands, exif: exif)
             let script = progressive.map { $0.fixed(components: image.bands) }
-            return EncodedVariant(bytes: try image.jpegEncoded(encoding), script: script)
+            return PartlyEncodedVariant(
+                stage: .done(EncodedVariant(bytes: try image.jpegEncoded(encoding), script: script)))
         }
         // One baseline encode fixes the quantized coefficients; every candidate is made from them.
         var baseline = encoding(components: image.bands, exif: exif)
         baseline.scans = []
         baseline.standardTables = true
-        let jpeg = try image.jpegEncoded(baseline)
         let chooser = ScanScriptChooser(
             scans: progressive.scanCount, firstPictureBudget: automatic.firstPictureBudget)
-        let choice = try chooser.choose(jpeg)
-        return EncodedVariant(bytes: choice.bytes, script: choice.script, budgetAdvice: choice.budgetAdvice)
+        return PartlyEncodedVariant(stage: .choosing(baseline: try image.jpegEncoded(baseline), chooser: chooser))
     }
 }
 

@@ -50,36 +50,49 @@ public struct VariantRenderer: SourceRendering {
             let base =
                 targets.map(\.1).max { $0.width * upright.height < $1.width * upright.height }
                 ?? upright
-            var (decoded, isTransparent) = try Image.decode(
-                bytes, header: header, fitting: base, background: settings.background,
-                strictness: settings.limits.failOn)
-            if decoded.size != base {
-                // libvips rounds after shrink-on-load; make the size exactly what was planned.
-                decoded = try decoded.resized(to: base).inMemory()
-            }
             let exif = header.exif?.encodedBlock(keeping: settings.keep)
-            var rendered: [RenderedVariant] = []
             // Largest first: each variant is resized from the smallest picture made so far that
             // covers it, so a thumbnail reads 640 pixels, not 2560, and the decode happens once.
             // Lanczos3 twice (2560 -> 640 -> 160) scores within 0.25 dB PSNR of once (2560 -> 160),
             // still above vipsthumbnail, and its kernel spans a quarter of the pixels.
-            var pictures = [decoded]
-            for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
-                let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? decoded
-                var image = from
-                if from.size != size {
-                    image = try from.resized(to: size, with: resampling).inMemory()
-                    pictures.append(image)
+            // Every picture is made and encoded as far as it needs pixels, and released, before
+            // any script is chosen: the choice works on coefficients alone, so a worker never
+            // holds the decoded picture and the coefficients at once.
+            var pending: [(VariantRecipe, PixelSize, bands: Int, PartlyEncodedVariant)] = []
+            let placeholder: Placeholder
+            let isTransparent: Bool
+            do {
+                var (picture, transparent) = try Image.decode(
+                    bytes, header: header, fitting: base, background: settings.background,
+                    strictness: settings.limits.failOn)
+                isTransparent = transparent
+                if picture.size != base {
+                    // libvips rounds after shrink-on-load; make the size exactly what was planned.
+                    picture = try picture.resized(to: base).inMemory()
                 }
-                let encoded = try recipe.encoded(image, exif: exif)
+                var pictures = [picture]
+                for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
+                    let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? picture
+                    var image = from
+                    if from.size != size {
+                        image = try from.resized(to: size, with: resampling).inMemory()
+                        pictures.append(image)
+                    }
+                    pending.append((recipe, size, image.bands, try recipe.startEncoding(image, exif: exif)))
+                }
+                placeholder = try Placeholder(of: pictures.last ?? picture)
+            }
+            var rendered: [RenderedVariant] = []
+            for (recipe, size, bands, partial) in pending {
+                let encoded = try partial.finished()
                 rendered.append(
                     RenderedVariant(
                         name: recipe.name, size: size, progressive: recipe.progressive != nil,
-                        scans: recipe.scanCount(components: image.bands), bytes: encoded.bytes,
+                        scans: recipe.scanCount(components: bands), bytes: encoded.bytes,
                         script: encoded.script, budgetAdvice: encoded.budgetAdvice))
             }
             var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
-            facts.placeholder = try Placeholder(of: pictures.last ?? decoded)
+            facts.placeholder = placeholder
             return RenderedSource(facts: facts, variants: rendered)
 
         } catch {
