@@ -2,47 +2,40 @@ import Foundation
 import LadderCore
 import LadderImaging
 
-/// Where sources are decoded and encoded.
-public enum Rendering: Sendable {
-    /// In this process, one source at a time (what tests use).
-    case inProcess
-    /// In worker processes started from this ladder executable, one per job: decoder crashes
-    /// and runaway decodes cost only the source at hand.
-    case workerProcesses(executable: String)
+/// Where sources are decoded and encoded: always in worker processes started from a ladder
+/// executable, so that decoder crashes and runaway decodes cost only the source at hand, and
+/// every source is rendered under the same time limit and loader settings.
+public struct Rendering: Sendable {
+    /// The ladder executable that workers are started from.
+    public var executable: String
+    /// Worker processes at most; nil for one per job.
+    public var workers: Int?
 
-    /// True when sources are decoded in this process, which must then start the image
-    /// libraries; with workers, only they do.
-    var decodesHere: Bool {
-        if case .inProcess = self { return true }
-        return false
+    public init(executable: String, workers: Int? = nil) {
+        self.executable = executable
+        self.workers = workers
     }
 
-    /// The renderer for `jobs` sources at once, and the worker pool behind it (to shut down when
-    /// done) when there is one. The workers start at once, so that their start-up overlaps with
-    /// finding and hashing sources.
-    func renderer(limits: DecodeLimits, jobs: Int) -> (any SourceRendering, WorkerPool?) {
-        switch self {
-        case .inProcess:
-            return (ExclusiveRenderer(), nil)
-        case .workerProcesses(let executable):
-            let pool = WorkerPool(settings: WorkerPool.Settings(for: limits, executable: executable, workers: jobs))
-            pool.prepare()
-            return (pool, pool)
-        }
+    /// The worker pool for `jobs` sources at once, to shut down when done. The workers start at
+    /// once, so that their start-up overlaps with finding and hashing sources.
+    func workerPool(limits: DecodeLimits, jobs: Int) -> WorkerPool {
+        let pool = WorkerPool(
+            settings: WorkerPool.Settings(for: limits, executable: executable, workers: workers ?? jobs))
+        pool.prepare()
+        return pool
     }
 
-    /// Worker processes started from the running executable.
-
+    /// Worker processes started from the running executable, one per job.
     public static var thisExecutable: Rendering {
         let path =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
-        return .workerProcesses(executable: path)
+        return Rendering(executable: path)
     }
 }
 
 /// The command-line entry point: `run(arguments:console:rendering:)` is all the executable
-/// calls, and what tests call.
+/// calls, and what tests call (with workers started from the built executable).
 public enum Ladder {
     static let commands: [any LadderCommand.Type] = [
         InitCommand.self, CheckCommand.self, BuildCommand.self, VerifyCommand.self, ReplayCommand.self,
@@ -50,13 +43,15 @@ public enum Ladder {
     ]
 
     /// Commands for ladder's own scripts, left out of --help.
-    static let hiddenCommands: [any LadderCommand.Type] = [FloorCommand.self, ReplayTimingCommand.self]
+    static let hiddenCommands: [any LadderCommand.Type] = [
+        FloorCommand.self, ReplayTimingCommand.self, StateTimingCommand.self,
+    ]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)
     /// and `environment` (nil for this process's). A result that could not be written to
     /// standard output makes it exit 74, whatever the command found.
     public static func run(
-        arguments: [String], console: Console = .standard(), rendering: Rendering = .inProcess,
+        arguments: [String], console: Console = .standard(), rendering: Rendering,
         environment: [String: String]? = nil
     ) -> ExitCode {
         let code = dispatch(arguments: arguments, console: console, rendering: rendering, environment: environment)

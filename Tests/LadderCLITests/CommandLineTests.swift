@@ -17,7 +17,7 @@ struct CommandLineTests {
         let console = Console(
             errorIsTerminal: false, usesColor: false, writingOutput: { _ in ENOSPC },
             error: { errors.console.writeDiagnostic($0) })
-        let code = Ladder.run(arguments: ["ladder", "--version"], console: console)
+        let code = Ladder.run(arguments: ["ladder", "--version"], console: console, rendering: .tests)
         #expect(code == .ioError)
         #expect(errors.error.contains("cannot write the results to standard output: No space left on device"))
     }

@@ -51,7 +51,7 @@ struct UploadTests {
         func build() throws -> [String: String] {
             let code = Ladder.run(
                 arguments: ["ladder", "build", "--quiet", "--config", project.path("pipeline.json")],
-                console: RecordingConsole().console)
+                console: RecordingConsole().console, rendering: .tests)
             #expect(code == .success)
             return try Self.variants(inManifestAt: output + "/manifest.json")
         }

@@ -3,7 +3,6 @@ import LadderCore
 import LadderImaging
 import LadderManifest
 import LadderTestSupport
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -32,7 +31,7 @@ struct OutputOwnershipTests {
 
     static func build(_ pipeline: String, in folder: TemporaryDirectory) throws -> BuildReport {
         let configuration = try PipelineConfiguration.load(from: folder.path(pipeline + "/pipeline.json"))
-        return try Builder(configuration: configuration, options: Builder.Options(jobs: 2)).run()
+        return try Pipelines.build(configuration, options: Builder.Options(jobs: 2))
     }
 
     static func variantFiles(of manifest: String, in folder: TemporaryDirectory) throws -> [String] {
@@ -141,17 +140,6 @@ struct OutputOwnershipTests {
         }
     }
 
-    /// Renders with the real renderer and counts the sources it is asked for.
-    final class CountingRenderer: SourceRendering {
-        let renders = Atomic<Int>(0)
-        func render(
-            _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
-        ) throws(RenderFailure) -> RenderedSource {
-            renders.add(1, ordering: .relaxed)
-            return try ExclusiveRenderer().render(bytes, variants: variants, settings: settings)
-        }
-    }
-
     @Test("an unchanged failed source is not decoded again; new content, recipe or limits try it again")
     func failureRemembered() throws {
         TestImages.start()
@@ -161,12 +149,12 @@ struct OutputOwnershipTests {
         try folder.write(Array(whole.prefix(whole.count / 2)), to: "photos/cut.jpg")
         try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
         func build() throws -> (BuildReport, Int) {
-            let counter = CountingRenderer()
-            let report = try Builder(
-                configuration: try Pipelines.configuration(in: folder), options: Builder.Options(jobs: 2),
-                renderer: counter
-            ).run()
-            return (report, counter.renders.load(ordering: .relaxed))
+            let configuration = try Pipelines.configuration(in: folder)
+            let workers = try LadderExecutable.workers(for: configuration)
+            defer { workers.shutdown() }
+            let report = try Builder(configuration: configuration, options: Builder.Options(jobs: 2), workers: workers)
+                .run()
+            return (report, workers.sourcesRequested)
         }
         let (first, firstRenders) = try build()
         #expect(firstRenders == 2 && first.failed.count == 1)
@@ -208,8 +196,11 @@ struct OutputOwnershipTests {
         var status = stat()
         #expect(fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG)
         #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let configuration = try Pipelines.configuration(in: folder)
+        let workers = try LadderExecutable.workers(for: configuration)
+        defer { workers.shutdown() }
         let builder = Builder(
-            configuration: try Pipelines.configuration(in: folder), options: Builder.Options(jobs: 1, waitForLock: false))
+            configuration: configuration, options: Builder.Options(jobs: 1, waitForLock: false), workers: workers)
         #expect { try builder.run() } throws: { "\($0)".contains("locked") || "\($0)".contains("another") }
         flock(descriptor, LOCK_UN)
         #expect(throws: Never.self) { try builder.run() }

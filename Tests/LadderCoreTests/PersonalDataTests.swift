@@ -15,7 +15,7 @@ struct PersonalDataTests {
         let folder = TemporaryDirectory()
         try folder.write(bytes, to: "photos/picture.jpg")
         try Pipelines.write(PreflightTests.pipeline, in: folder)
-        let report = try Preflight(configuration: Pipelines.configuration(in: folder), jobs: 1, strict: strict).run()
+        let report = try Pipelines.check(in: folder, jobs: 1, strict: strict)
         return report.files.first { $0.path == "photos/picture.jpg" }?.findings ?? []
     }
 

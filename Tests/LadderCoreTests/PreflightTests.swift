@@ -15,7 +15,7 @@ struct PreflightTests {
         """
 
     static func check(_ folder: TemporaryDirectory, paths: [String]? = nil) throws -> PreflightReport {
-        try Preflight(configuration: Pipelines.configuration(in: folder), jobs: 2).run(paths: paths)
+        try Pipelines.check(in: folder, paths: paths)
     }
 
     static func kinds(_ report: PreflightReport) -> [String: Set<Finding.Kind>] {

@@ -1,3 +1,4 @@
+import Foundation
 import LadderCore
 import LadderImaging
 import LadderTestSupport
@@ -185,6 +186,22 @@ struct RenderingTests {
         // Asked with every format allowed, so that only the worker's loaders can refuse it.
         #expect { try pool.render(TestImages.halfTransparentPNG(), variants: Self.variants, settings: Self.settings) }
             throws: { error in !"\(error)".contains("not enabled") }
+        let rendered = try pool.render(
+            TestImages.gradientJPEG(width: 300, height: 200), variants: Self.variants, settings: Self.settings)
+        #expect(rendered.facts.size == PixelSize(width: 300, height: 200))
+    }
+
+    @Test("a render worker's start-up does not count against the time limit: only its render does")
+    func workerStartNotTimed() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        // A worker that takes a second to start, as one does on a machine under load.
+        let folder = TemporaryDirectory()
+        try folder.write("#!/bin/sh\nsleep 1\nexec '\(executable)' \"$@\"\n", to: "slow-start")
+        chmod(folder.path("slow-start"), 0o755)
+        var settings = WorkerPool.Settings(for: DecodeLimits(), executable: folder.path("slow-start"), workers: 1)
+        settings.timeLimit = .milliseconds(500)
+        let pool = WorkerPool(settings: settings)
+        defer { pool.shutdown() }
         let rendered = try pool.render(
             TestImages.gradientJPEG(width: 300, height: 200), variants: Self.variants, settings: Self.settings)
         #expect(rendered.facts.size == PixelSize(width: 300, height: 200))

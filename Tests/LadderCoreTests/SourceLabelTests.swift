@@ -20,7 +20,7 @@ struct SourceLabelTests {
 
     static func build(_ projectPath: String) throws -> Manifest {
         let configuration = try PipelineConfiguration.load(from: projectPath + "/pipeline.json")
-        _ = try Builder(configuration: configuration, options: Builder.Options(jobs: 1)).run()
+        try Pipelines.build(configuration, options: Builder.Options(jobs: 1))
         return try Manifest(jsonData: Data(contentsOf: URL(fileURLWithPath: projectPath + "/build/variants/manifest.json")))
     }
 

@@ -56,7 +56,7 @@ struct VerifyLimitsTests {
         let folder = TemporaryDirectory()
         try folder.write(TestImages.jpegDeclaring(width: 20000, height: 20000), to: "photos/huge.jpg")
         try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
-        let report = try Preflight(configuration: Pipelines.configuration(in: folder), jobs: 1).run(paths: nil)
+        let report = try Pipelines.check(in: folder, jobs: 1)
         let findings = try #require(report.files.first { $0.path == "photos/huge.jpg" }).findings
         #expect(findings.map(\.kind) == [.overLimits], "\(findings)")
         #expect(findings.first?.message.contains("refused before decoding") == true)

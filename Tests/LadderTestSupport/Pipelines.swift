@@ -13,13 +13,31 @@ public enum Pipelines {
         try PipelineConfiguration.load(from: folder.path("pipeline.json"))
     }
 
-    /// Builds the pipeline in `folder` (or one shard of it) in this process and returns the report.
+    /// Builds the pipeline in `folder` (or one shard of it) in this process, rendering in one
+    /// worker process as every build does, and returns the report.
     @discardableResult
     public static func build(in folder: TemporaryDirectory, jobs: Int = 2, shard: Shard? = nil) throws -> BuildReport {
+        try build(configuration(in: folder), options: Builder.Options(jobs: jobs, shard: shard))
+    }
+
+    /// Builds `configuration` with `options`, rendering in one worker process.
+    @discardableResult
+    public static func build(_ configuration: PipelineConfiguration, options: Builder.Options) throws -> BuildReport {
         TestImages.start()
-        let builder = Builder(
-            configuration: try configuration(in: folder), options: Builder.Options(jobs: jobs, shard: shard))
-        return try builder.run()
+        let workers = try LadderExecutable.workers(for: configuration)
+        defer { workers.shutdown() }
+        return try Builder(configuration: configuration, options: options, workers: workers).run()
+    }
+
+    /// Checks the pipeline in `folder` as `ladder check` does (the given `paths`, or every
+    /// source), decoding in one worker process.
+    public static func check(
+        in folder: TemporaryDirectory, paths: [String]? = nil, jobs: Int = 2, strict: Bool = false
+    ) throws -> PreflightReport {
+        let configuration = try configuration(in: folder)
+        let workers = try LadderExecutable.workers(for: configuration)
+        defer { workers.shutdown() }
+        return try Preflight(configuration: configuration, workers: workers, jobs: jobs, strict: strict).run(paths: paths)
     }
 
     /// Merges the partial manifests of the pipeline in `folder`.
@@ -51,6 +69,20 @@ public enum LadderExecutable {
     }()
 
     public static let absenceNote = "the ladder executable is not built next to the tests; process tests are skipped"
+
+    /// Thrown where a test needs render workers and the executable is not built.
+    public struct Absent: Error, CustomStringConvertible {
+        public var description: String {
+            "the ladder executable is not built next to the tests (scripts/build-ladder builds it): builds render in its workers"
+        }
+    }
+
+    /// One render worker for `configuration`'s limits, started from the built executable
+    /// when the first source needs it: what tests build and check with.
+    public static func workers(for configuration: PipelineConfiguration) throws(Absent) -> WorkerPool {
+        guard let path else { throw Absent() }
+        return WorkerPool(settings: WorkerPool.Settings(for: configuration.limits, executable: path, workers: 1))
+    }
 
     /// Runs ladder with `arguments` in `directory` and returns its exit status and output.
     public static func run(

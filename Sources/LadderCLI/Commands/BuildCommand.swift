@@ -85,8 +85,8 @@ struct BuildCommand: LadderCommand {
             }
         }
         let configuration: PipelineConfiguration
-        // With render workers, this process never decodes: only the workers start libvips.
-        switch preparePipeline(configPath, console: console, startImaging: context.rendering.decodesHere) {
+        // This process never decodes: only the render workers start libvips.
+        switch preparePipeline(configPath, console: console, startImaging: false) {
         case .success(let loaded): configuration = loaded
         case .failure(let code): return code
         }
@@ -95,13 +95,12 @@ struct BuildCommand: LadderCommand {
         if verbosity == .verbose {
             Imaging.setWarningHandler { progress.warning("libvips: \($0)") }
         }
-        let (renderer, pool) = context.rendering.renderer(limits: configuration.limits, jobs: jobs)
-        defer { pool?.shutdown() }
+        let workers = context.rendering.workerPool(limits: configuration.limits, jobs: jobs)
+        defer { workers.shutdown() }
 
         let builder = Builder(
             configuration: configuration, options: Builder.Options(jobs: jobs, waitForLock: wait, shard: shard),
-            renderer: renderer,
-            observer: progress)
+            workers: workers, observer: progress)
         let report: BuildReport
         do {
             report = try builder.run()

@@ -55,18 +55,19 @@ struct CheckCommand: LadderCommand {
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
         let configuration: PipelineConfiguration
-        switch preparePipeline(configPath, console: console, startImaging: context.rendering.decodesHere) {
+        // This process never decodes: only the render workers start libvips.
+        switch preparePipeline(configPath, console: console, startImaging: false) {
         case .success(let loaded): configuration = loaded
         case .failure(let code): return code
         }
         let progress = BuildProgress(console: console, verbosity: verbosity, verb: "checked")
-        let (renderer, pool) = context.rendering.renderer(limits: configuration.limits, jobs: jobs)
-        defer { pool?.shutdown() }
+        let workers = context.rendering.workerPool(limits: configuration.limits, jobs: jobs)
+        defer { workers.shutdown() }
 
         let report: PreflightReport
         do {
             report = try Preflight(
-                configuration: configuration, renderer: renderer, observer: progress, jobs: jobs, strict: strict
+                configuration: configuration, workers: workers, observer: progress, jobs: jobs, strict: strict
             ).run(paths: files)
         } catch {
             progress.finish()

@@ -33,20 +33,20 @@ public final class Builder: Sendable {
 
     public let configuration: PipelineConfiguration
     public let options: Options
-    let renderer: any SourceRendering
+    /// The render workers: the only way a build renders.
+    let workers: WorkerPool
     let observer: (any BuildObserving)?
     let versions: Imaging.Versions
     let ladderVersion: String
 
     public init(
         configuration: PipelineConfiguration, options: Options = Options(),
-        renderer: any SourceRendering = ExclusiveRenderer(),
-        observer: (any BuildObserving)? = nil, versions: Imaging.Versions = Imaging.versions,
-        ladderVersion: String = LadderVersion.current
+        workers: WorkerPool, observer: (any BuildObserving)? = nil,
+        versions: Imaging.Versions = Imaging.versions, ladderVersion: String = LadderVersion.current
     ) {
         self.configuration = configuration
         self.options = options
-        self.renderer = renderer
+        self.workers = workers
         self.observer = observer
         self.versions = versions
         self.ladderVersion = ladderVersion
@@ -116,7 +116,7 @@ public final class Builder: Sendable {
 
         // Render.
         let render = RenderPhase(
-            configuration: configuration, renderer: renderer, observer: observer, folders: folders,
+            configuration: configuration, workers: workers, observer: observer, folders: folders,
             fingerprints: fingerprints, attempt: attempt, jobs: options.jobs)
         let observer = self.observer
         let rendered = try render.run(work, files: files) { observer?.sourceFinished(files[$0].path, outcome: $1) }

@@ -3,12 +3,12 @@ import LadderManifest
 import Synchronization
 
 /// The Render phase: makes what the work list asks for. Each source is read again and checked
-/// against the SHA1 it was planned with, rendered (in a worker process, or in this one), and
+/// against the SHA1 it was planned with, rendered in a worker process, and
 /// each variant file written under its content address atomically (temporary name, flush,
 /// rename): until the Commit phase names them in the manifest, they are files nobody uses.
 struct RenderPhase {
     let configuration: PipelineConfiguration
-    let renderer: any SourceRendering
+    let workers: WorkerPool
     let observer: (any BuildObserving)?
     let folders: OutputFolders
     let fingerprints: [String: String]
@@ -53,7 +53,7 @@ struct RenderPhase {
         let order = Self.largestFirst(renders.map { files[$0.0.source] })
         let state = Mutex(Result())
         // Twice as many threads as jobs, so that reading and writing on one thread overlap with
-        // rendering for another (the renderer limits renders to `jobs`).
+        // rendering for another (the worker pool limits renders to its workers).
         ParallelRunner.run(count: renders.count, width: jobs * 2) { position in
             let (item, plan) = renders[order[position]]
             do {
@@ -93,7 +93,7 @@ struct RenderPhase {
         let rendered: RenderedSource
         do {
             let recipes = plan.render.compactMap { name in configuration.variants.first { $0.name == name } }
-            rendered = try renderer.render(source, variants: recipes, settings: settings)
+            rendered = try workers.render(source, variants: recipes, settings: settings)
         } catch let failure {
             return fail(sha1, failure.reason, remember: failure.concernsTheSource, state: state)
         }

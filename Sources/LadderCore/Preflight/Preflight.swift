@@ -9,7 +9,8 @@ import Synchronization
 /// decoder found out becomes findings a designer can act on, each with a fix.
 public struct Preflight: Sendable {
     public let configuration: PipelineConfiguration
-    let renderer: any SourceRendering
+    /// The render workers, which decode every source (as a build's do).
+    let workers: WorkerPool
     let observer: (any BuildObserving)?
     let jobs: Int
     /// Report personal data in the originals as warnings rather than info, for teams that
@@ -20,12 +21,12 @@ public struct Preflight: Sendable {
     static let probe = VariantRecipe(name: "check", maxWidth: 64, maxHeight: 64, quality: 50)
 
     public init(
-        configuration: PipelineConfiguration, renderer: any SourceRendering = ExclusiveRenderer(),
+        configuration: PipelineConfiguration, workers: WorkerPool,
         observer: (any BuildObserving)? = nil, jobs: Int = Builder.defaultJobs, strict: Bool = false
     ) {
         self.strict = strict
         self.configuration = configuration
-        self.renderer = renderer
+        self.workers = workers
         self.observer = observer
         self.jobs = jobs
     }
@@ -126,7 +127,7 @@ public struct Preflight: Sendable {
         let sha1 = Checksum.hex(.sha1, of: bytes)
         var facts: SourceFacts
         do {
-            facts = try renderer.render(bytes, variants: [Self.probe], settings: settings).facts
+            facts = try workers.render(bytes, variants: [Self.probe], settings: settings).facts
         } catch {
             return (sha1, [Self.failure(error.reason)])
         }

@@ -6,8 +6,8 @@ import Synchronization
 /// and warnings belong to that source: without this, two images decoded at once could swap
 /// their error messages, and a damaged file could pass for a sound one.
 ///
-/// Render workers use it for the one source they hold; a build without workers uses it too,
-/// rendering serially.
+/// Only render workers use it, for the one source they hold: builds and checks always render
+/// in workers (`WorkerPool`); tests of the renderer itself call it directly.
 ///
 /// It never changes which libvips loaders may run: that is process-wide, and fixed once when a
 /// render worker starts (`RenderWorker`). Formats left out of `decoding.formats` are refused

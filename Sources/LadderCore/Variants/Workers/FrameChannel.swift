@@ -19,6 +19,11 @@ struct FrameChannel {
 
     static let requestTag: [UInt8] = Array("LQ01".utf8)
     static let responseTag: [UInt8] = Array("LS01".utf8)
+    /// Sent once by a worker when its image libraries are started and it can take a request.
+    static let readyTag: [UInt8] = Array("LR01".utf8)
+
+    /// The ready frame's header.
+    struct Ready: Codable {}
 
     /// The largest header accepted, against a confused peer.
     static let maximumHeader = 16 << 20

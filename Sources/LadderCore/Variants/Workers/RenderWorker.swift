@@ -1,8 +1,8 @@
 import Foundation
 import LadderImaging
 
-/// The render worker's side: reads render requests on standard input, answers each on standard
-/// output, and ends when its input closes. One source at a time, so everything libvips reports
+/// The render worker's side: starts its image libraries, says it is ready, then reads render
+/// requests on standard input, answers each on standard output, and ends when its input closes. One source at a time, so everything libvips reports
 /// belongs to that source; a crash or a runaway decode costs only this process.
 public enum RenderWorker {
     /// The hidden subcommand that starts a worker.
@@ -24,6 +24,12 @@ public enum RenderWorker {
             Imaging.allowLoaders(Set(list.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) }))
         }
         let channel = FrameChannel(input: input, output: output)
+        // Tell the pool that start-up is over, so that its time limit counts renders only.
+        do {
+            try channel.send(tag: FrameChannel.readyTag, header: FrameChannel.Ready(), payload: [])
+        } catch {
+            return 74
+        }
         let renderer = ExclusiveRenderer()
         while true {
             let request: (RenderRequestHeader, [UInt8])

@@ -2,13 +2,17 @@ import Foundation
 import LadderImaging
 import Synchronization
 
-/// Renders in child processes (`ladder __render-worker`), one source at a time in each.
+/// Renders in child processes (`ladder __render-worker`), one source at a time in each: the
+/// only renderer a build or a check uses, so every source is rendered the same way, under the
+/// same time limit, with the loaders its worker fixed when it started. Tests ask for one worker.
 ///
 /// A worker that takes longer than the time limit is killed (libjpeg cannot be interrupted from
 /// inside, so a many-scan file could otherwise run for minutes), and one that crashes costs only
-/// the source it held; both are replaced for the next source.
+/// the source it held; both are replaced for the next source. Which render starts when, and on
+/// which idle worker, is the pool's `Scheduler`'s to decide.
 public final class WorkerPool: SourceRendering, @unchecked Sendable {
-    // @unchecked: all mutable state is behind `idle`'s mutex; a Worker is used by one thread at a time.
+    // @unchecked: all mutable state is in `scheduler` (behind its lock) or atomic; a Worker is
+    // used by one thread at a time.
 
     public struct Settings: Sendable {
         /// The ladder executable to start workers from.
@@ -65,12 +69,15 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     }
 
     public let settings: Settings
-    private let idle = Mutex<[Worker]>([])
-    private let admission: AdmissionControl
+    let scheduler: Scheduler
+    private let requests = Atomic<Int>(0)
+
+    /// Sources this pool was asked to render so far.
+    public var sourcesRequested: Int { requests.load(ordering: .relaxed) }
 
     public init(settings: Settings) {
         self.settings = settings
-        self.admission = AdmissionControl(slots: settings.workers, pixelBudget: settings.pixelBudget)
+        self.scheduler = Scheduler(slots: settings.workers, pixelBudget: settings.pixelBudget)
         // A worker that dies while being written to must not kill the build with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
     }
@@ -83,10 +90,11 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         // Sources whose size cannot be read from their first bytes count as compressed about 4:1.
         let declared = ImageDimensions.peek(bytes).map { $0.width * $0.height } ?? bytes.count * 4
         let pixels = min(max(1, declared), settings.pixelBudget)
-        admission.enter(pixels: pixels)
-        defer { admission.leave(pixels: pixels) }
+        requests.add(1, ordering: .relaxed)
+        let reused = scheduler.admit(pixels: pixels)
+        defer { scheduler.leave(pixels: pixels) }
         let worker: Worker
-        if let reused = idle.withLock({ $0.popLast() }) {
+        if let reused {
             worker = reused
         } else {
             do {
@@ -95,6 +103,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
                 throw RenderFailure("cannot start a render worker: \(error)", concernsTheSource: false)
             }
         }
+        try waitUntilReady(worker)
         let deadline = ContinuousClock.now.advanced(by: settings.timeLimit)
         do {
             try worker.channel.send(
@@ -106,7 +115,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
             if worker.renders >= settings.rendersPerWorker {
                 worker.finish()
             } else {
-                idle.withLock { $0.append(worker) }
+                scheduler.park(worker)
             }
             return try header.renderedSource(payload: payload)
         } catch let failure as RenderFailure {
@@ -121,27 +130,117 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         }
     }
 
+    /// How long a worker may take to start (load and start its libraries) before it is given up.
+    static let startLimit = Duration.seconds(60)
+
+    /// Waits, the first time a worker is used, for it to say it has started: its start-up,
+    /// slow on a loaded machine, is not counted against a source's time limit. A worker that
+    /// does not start is no fault of the source.
+    private func waitUntilReady(_ worker: Worker) throws(RenderFailure) {
+        guard !worker.isReady else { return }
+        do {
+            _ = try worker.channel.receive(
+                tag: FrameChannel.readyTag, as: FrameChannel.Ready.self,
+                deadline: ContinuousClock.now.advanced(by: Self.startLimit))
+            worker.isReady = true
+        } catch {
+            let status = worker.kill()
+            throw RenderFailure("a render worker did not start (\(status))", concernsTheSource: false)
+        }
+    }
+
     /// Starts the workers ahead of the first render, so that their start-up (loading libvips,
     /// in the child processes) overlaps with finding and hashing sources. A worker that fails to
     /// start is started again when a source needs it.
     public func prepare() {
-        let started = (0..<settings.workers).compactMap { _ in try? Worker.start(settings) }
-        idle.withLock { $0.append(contentsOf: started) }
+        for worker in (0..<settings.workers).compactMap({ _ in try? Worker.start(settings) }) {
+            scheduler.park(worker)
+        }
     }
 
     /// Stops the idle workers (each ends when its input closes).
 
     public func shutdown() {
-        let workers = idle.withLock { workers in
-            defer { workers = [] }
-            return workers
-        }
-        for worker in workers { worker.finish() }
+        for worker in scheduler.takeIdleWorkers() { worker.finish() }
     }
 
     static func describe(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+}
+
+extension WorkerPool {
+    /// The pool's one scheduler: decides when a render may start, and hands it an idle worker.
+    /// At most `slots` renders run at once, and no more pixels are in flight than
+    /// `pixelBudget`, except that a render may always start when nothing else runs. A
+    /// 100-megapixel source therefore runs alone, instead of several of them multiplying memory
+    /// by the number of workers, while small sources run side by side.
+    public final class Scheduler: @unchecked Sendable {
+        // @unchecked: all state is guarded by `condition`.
+
+        private let condition = NSCondition()
+        private let slots: Int
+        private let pixelBudget: Int
+        private var running = 0
+        private var pixelsInFlight = 0
+        private var idle: [Worker] = []
+
+        public init(slots: Int, pixelBudget: Int) {
+            self.slots = max(1, slots)
+            self.pixelBudget = max(1, pixelBudget)
+        }
+
+        /// Waits until a render of `pixels` pixels may start, and counts it.
+        public func enter(pixels: Int) {
+            condition.lock()
+            defer { condition.unlock() }
+            waitForRoom(pixels: pixels)
+        }
+
+        /// Waits until a render of `pixels` pixels may start, counts it, and hands it an idle
+        /// worker when there is one (else the caller starts one).
+        func admit(pixels: Int) -> Worker? {
+            condition.lock()
+            defer { condition.unlock() }
+            waitForRoom(pixels: pixels)
+            return idle.popLast()
+        }
+
+        /// With the lock held: waits until there is room for `pixels` more, and counts them.
+        private func waitForRoom(pixels: Int) {
+            while running >= slots || (running > 0 && pixelsInFlight + pixels > pixelBudget) {
+                condition.wait()
+            }
+            running += 1
+            pixelsInFlight += pixels
+        }
+
+        /// Counts a render of `pixels` pixels as finished.
+        public func leave(pixels: Int) {
+            condition.lock()
+            running -= 1
+            pixelsInFlight -= pixels
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Keeps a started worker for the next render.
+        func park(_ worker: Worker) {
+            condition.lock()
+            idle.append(worker)
+            condition.unlock()
+        }
+
+        /// The idle workers, which the scheduler forgets.
+        func takeIdleWorkers() -> [Worker] {
+            condition.lock()
+            defer {
+                idle = []
+                condition.unlock()
+            }
+            return idle
+        }
     }
 }
 
@@ -152,6 +251,8 @@ final class Worker: @unchecked Sendable {
     let channel: FrameChannel
     /// Sources rendered so far.
     var renders = 0
+    /// True once the worker said it has started.
+    var isReady = false
 
     private let toWorker: FileHandle
     private let fromWorker: FileHandle

@@ -3,12 +3,12 @@ import LadderCore
 import Synchronization
 import Testing
 
-/// Renders are admitted by pixel count as well as by number, so that big sources do not
-/// multiply memory by the number of jobs.
-@Suite("Admission control")
-struct AdmissionControlTests {
+/// The worker pool's scheduler admits renders by pixel count as well as by number, so that big
+/// sources do not multiply memory by the number of workers.
+@Suite("Worker pool scheduler")
+struct WorkerSchedulerTests {
     /// Starts `enter(pixels:)` on another thread; the flag turns true once it is admitted.
-    static func enterInBackground(_ control: AdmissionControl, pixels: Int) -> Flag {
+    static func enterInBackground(_ control: WorkerPool.Scheduler, pixels: Int) -> Flag {
         let admitted = Flag()
         Thread.detachNewThread {
             control.enter(pixels: pixels)
@@ -36,7 +36,7 @@ struct AdmissionControlTests {
     @Test("a second big source waits for the first even when a job slot is free")
 
     func bigSourcesRunAlone() {
-        let control = AdmissionControl(slots: 2, pixelBudget: 100_000_000)
+        let control = WorkerPool.Scheduler(slots: 2, pixelBudget: 100_000_000)
         control.enter(pixels: 80_000_000)
         let second = Self.enterInBackground(control, pixels: 80_000_000)
         Self.expectHeldBack(second, "admitted beside the first") { control.leave(pixels: 80_000_000) }
@@ -44,7 +44,7 @@ struct AdmissionControlTests {
 
     @Test("small sources run side by side up to the number of jobs")
     func smallSourcesShare() {
-        let control = AdmissionControl(slots: 2, pixelBudget: 100_000_000)
+        let control = WorkerPool.Scheduler(slots: 2, pixelBudget: 100_000_000)
         control.enter(pixels: 12_000_000)
         let second = Self.enterInBackground(control, pixels: 12_000_000)
         #expect(Self.eventually { second.isSet })
@@ -54,7 +54,7 @@ struct AdmissionControlTests {
 
     @Test("a source above the budget still runs, alone")
     func oversizedRunsAlone() {
-        let control = AdmissionControl(slots: 2, pixelBudget: 10)
+        let control = WorkerPool.Scheduler(slots: 2, pixelBudget: 10)
         let first = Self.enterInBackground(control, pixels: 1_000)
         #expect(Self.eventually { first.isSet })
     }
