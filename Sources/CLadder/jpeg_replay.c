@@ -239,12 +239,11 @@ void ladder_replay_free(ladder_replay *replay) {
 
 int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char **pixels, int *width, int *height,
                        int *components, int *color_space, char *message, size_t message_capacity) {
-    return ladder_jpeg_decode_as(data, length, 0, 1, pixels, width, height, components, color_space, message,
+    return ladder_jpeg_decode_as(data, length, 0, pixels, width, height, components, color_space, message,
                                  message_capacity);
 }
 
-int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only, int scale_denominator,
-                          unsigned char **pixels,
+int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only, unsigned char **pixels,
                           int *width, int *height, int *components, int *color_space, char *message,
                           size_t message_capacity) {
     struct jpeg_decompress_struct cinfo;
@@ -262,8 +261,6 @@ int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_onl
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
     cinfo.dct_method = JDCT_ISLOW;
-    cinfo.scale_num = 1;
-    cinfo.scale_denom = (unsigned int)scale_denominator;
     choose_output(&cinfo, luma_only);
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;

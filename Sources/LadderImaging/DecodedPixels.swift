@@ -39,11 +39,8 @@ public struct DecodedPixels: Sendable, Equatable {
 
     /// Decodes a whole JPEG in one pass with libjpeg-turbo: what a viewer given the complete
     /// file shows (Wraps jpeg_read_scanlines() over the whole image). With `lumaOnly`, a YCbCr
-    /// file decodes to its Y plane alone (grayscale pixels), at about half the cost. With a
-    /// `scaleDenominator` of 2, 4 or 8, libjpeg decodes straight to 1/2, 1/4 or 1/8 of the size
-    /// (rounded up); at 8 each pixel is the mean of an 8x8 block, the DC, and no IDCT is done.
-    public init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false, scaleDenominator: Int = 1) throws(ImagingError) {
-        precondition([1, 2, 4, 8].contains(scaleDenominator), "libjpeg scales by 1/1, 1/2, 1/4 or 1/8")
+    /// file decodes to its Y plane alone (grayscale pixels), at about half the cost.
+    public init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false) throws(ImagingError) {
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0
         var height: Int32 = 0
@@ -52,8 +49,7 @@ public struct DecodedPixels: Sendable, Equatable {
         var message = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { buffer in
             ladder_jpeg_decode_as(
-                buffer.baseAddress!, buffer.count, lumaOnly ? 1 : 0, Int32(scaleDenominator), &pixels, &width, &height,
-                &components,
+                buffer.baseAddress!, buffer.count, lumaOnly ? 1 : 0, &pixels, &width, &height, &components,
                 &colorSpace, &message, message.count)
         }
         guard status == 0, let pixels else {
@@ -208,6 +204,7 @@ extension Image {
 private func clampToByte(_ value: Double) -> UInt8 {
     UInt8(max(0, min(255, value.rounded())))
 }
+
 
 func cString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -237,9 +237,8 @@ typedef struct ladder_jpeg_read_result {
 int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_read_result *result);
 
-/// `ladder_jpeg_decode`, with `luma_only` as in `ladder_replay_new`, at 1/`scale_denominator`
-/// of the size (1, 2, 4 or 8: libjpeg's scaled IDCT; at 8 each pixel is its block's DC).
-int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only, int scale_denominator,
+/// `ladder_jpeg_decode`, with `luma_only` as in `ladder_replay_new`.
+int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only,
                           unsigned char *_Nullable *_Nonnull pixels, int *width, int *height, int *components,
                           int *color_space, char *message, size_t message_capacity);
 

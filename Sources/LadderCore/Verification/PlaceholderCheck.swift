@@ -3,9 +3,8 @@ import LadderManifest
 
 /// Checks an image's `placeholder`, `averageColor` and `hasAlpha` against its smallest variant:
 /// both colours must be within a tolerance of the mean colour of that variant's decoded pixels.
-/// A variant of at least 64x64 is decoded at 1/8 scale: every pixel the mean of an 8x8 block
-/// (its DC), weighed by the block's share inside the picture, so the mean is the full picture's
-/// within about a level, at a fraction of the cost of a full decode.
+/// The variant is decoded in full: a decode at 1/8 scale (its DC alone) was measured 4 levels
+/// off the full decode's mean on saturated colours, most of `averageColorTolerance`.
 ///
 /// The tolerances, in 8-bit levels per sRGB channel: `averageColor` is the mean of a 100-pixel
 /// rendering of the same picture, so only JPEG's loss and the resampling separate the two
@@ -48,11 +47,8 @@ struct PlaceholderCheck {
             problem("placeholder-invalid", "image \(source): the averageColor \"\(text)\" is not #rrggbb")
         }
         guard let thumbnail, hash != nil || color != nil,
-            let header = try? JPEGStructure(parsing: thumbnail.bytes)
-        else { return problems }
-        let scale = min(header.width, header.height) >= Self.smallestScaled ? 8 : 1
-        guard let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes, scaleDenominator: scale),
-            let mean = Self.mean(of: pixels.displayable(), width: header.width, height: header.height, scale: scale)
+            let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes),
+            let mean = Self.mean(of: pixels.displayable())
         else { return problems }
 
         if let color, let difference = Self.difference(mean, [color.red, color.green, color.blue].map(Double.init)),
@@ -75,36 +71,23 @@ struct PlaceholderCheck {
         return problems
     }
 
-    /// Thumbnails at least this wide and high are decoded at 1/8 scale; smaller ones whole, as
-    /// their partial edge blocks (padded by the encoder) would weigh too much.
-    static let smallestScaled = 64
-
-    /// The mean red, green and blue of displayable pixels (RGB or grayscale) decoded at
-    /// 1/`scale` from a `width` x `height` picture, each weighed by the share of its
-    /// `scale` x `scale` block inside the picture; nil for other colour models.
-    static func mean(of pixels: DecodedPixels, width: Int, height: Int, scale: Int) -> [Double]? {
-        guard pixels.width > 0, pixels.height > 0 else { return nil }
-        let channels: [Int]
-        switch pixels.colorModel {
-        case .grayscale: channels = [0, 0, 0]
-        case .rgb: channels = [0, 1, 2]
-        case .yCbCr, .cmyk: return nil
-        }
-        let stride = pixels.components
+    /// The mean red, green and blue of displayable pixels (RGB or grayscale); nil for others.
+    static func mean(of pixels: DecodedPixels) -> [Double]? {
+        let count = pixels.width * pixels.height
+        guard count > 0 else { return nil }
         var sums = [0, 0, 0]
-        var total = 0
-        for y in 0..<pixels.height {
-            let rows = min(scale, height - y * scale)
-            for x in 0..<pixels.width {
-                let weight = rows * min(scale, width - x * scale)
-                guard weight > 0 else { continue }
-                let offset = (y * pixels.width + x) * stride
-                for channel in 0..<3 { sums[channel] += weight * Int(pixels.samples[offset + channels[channel]]) }
-                total += weight
+        switch pixels.colorModel {
+        case .grayscale:
+            let total = pixels.samples.reduce(0) { $0 + Int($1) }
+            sums = [total, total, total]
+        case .rgb:
+            for i in 0..<count {
+                for channel in 0..<3 { sums[channel] += Int(pixels.samples[i * 3 + channel]) }
             }
+        case .yCbCr, .cmyk:
+            return nil
         }
-        guard total > 0 else { return nil }
-        return sums.map { Double($0) / Double(total) }
+        return sums.map { Double($0) / Double(count) }
     }
 
     /// The largest difference between two colours' channels.
