@@ -141,18 +141,6 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, int sample,
                               unsigned long *out_length, char *message, size_t message_capacity);
 
 void ladder_coefficients_free(ladder_coefficients *_Nullable coefficients);
-
-/// Decodes a progressive JPEG in buffered-image mode (block smoothing on, as browsers decode) at
-/// 1/`scale_denom` of its size, luma only, and renders the picture after each scan listed in
-/// `wanted` (1-based), absorbing input only up to the next scan's header first. `planes` receives
-/// a malloc'ed buffer of `wanted_count` planes of width x height bytes, in the order of `wanted`
-/// (release with free); `offsets[k - 1]` the byte count after which scan k can be shown, for
-/// every scan up to the last wanted (the array must hold that many); `scan_count` the scans
-/// seen. Returns 0, or -1 with libjpeg's message.
-int ladder_jpeg_scan_lumas(const unsigned char *data, size_t length, int scale_denom, const int *wanted,
-                           int wanted_count, unsigned char *_Nullable *_Nonnull planes, size_t *offsets,
-                           int *scan_count, int *width, int *height, char *message, size_t message_capacity);
-
 // MARK: - libjpeg-turbo progressive replay
 
 /// A buffered-image decoder fed from one contiguous buffer whose visible length only grows, as

@@ -22,9 +22,10 @@ public struct ScanScriptChoice: Sendable {
 ///   never on the order of the other scans, so candidates are written only as many times as it
 ///   takes to see every distinct scan once, and every candidate's scan offsets are added up
 ///   from those lengths.
-/// - The luma picture after a scan depends only on which luma scans have arrived (chroma scans
-///   leave luma alone), so each distinct luma state is decoded once, luma only, with block
-///   smoothing as browsers decode.
+/// - The luma picture after a scan depends only on which luma scans have arrived, whether the
+///   next one carries luma, and whether the other components are complete (`LumaState`: block
+///   smoothing, on as browsers decode, reads all three), so each distinct state is decoded
+///   once, luma only.
 /// - Scan lengths and pictures are measured on a sample of the image: evenly spaced bands of
 ///   whole iMCU rows at full resolution (a reduced DCT scale would drop exactly the detail that
 ///   tells the scripts apart), and the lengths scaled up to the whole image.
@@ -42,6 +43,9 @@ public struct ScanScriptChooser: Sendable {
     public var scoringPixels: Int
     /// The measure of pictures against the final one, on luma planes of a width and height.
     public var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
+    /// What `pictureQuality` gives a picture identical to the final one (1 for SSIM): the
+    /// last scan's, which is not measured.
+    public var identicalQuality: Double
 
     public static let defaultScoringPixels = 250_000
 
@@ -50,13 +54,15 @@ public struct ScanScriptChooser: Sendable {
         scoringPixels: Int = Self.defaultScoringPixels,
         pictureQuality: @escaping @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double] = {
             ImageQuality.ssim($0, reference: $1, width: $2, height: $3)
-        }
+        },
+        identicalQuality: Double = 1
     ) {
         self.scans = scans
         self.firstPictureBudget = firstPictureBudget
         self.firstRoundTripBytes = firstRoundTripBytes
         self.scoringPixels = scoringPixels
         self.pictureQuality = pictureQuality
+        self.identicalQuality = identicalQuality
     }
 
     /// A candidate's estimated curve: where each scan can show and how good it is.
@@ -76,8 +82,11 @@ public struct ScanScriptChooser: Sendable {
         public var firstPictureShare: Double { total > 0 ? Double(showableAt[0]) / Double(total) : 0 }
     }
 
-    /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or progressive).
-    public func estimates(for jpeg: [UInt8]) throws(ImagingError) -> (JPEGCoefficients, [Estimate]) {
+    /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or progressive):
+    /// `ScanScriptCandidates`, or the scripts in `scripts`.
+    public func estimates(
+        for jpeg: [UInt8], scripts: [ScanScript]? = nil
+    ) throws(ImagingError) -> (JPEGCoefficients, [Estimate]) {
         guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
             throw ImagingError(operation: "choose a scan script", path: nil, reason: "not a well-formed JPEG")
         }
@@ -89,7 +98,7 @@ public struct ScanScriptChooser: Sendable {
         let wanted = pixels <= scoringPixels ? 1 : (pixels + scoringPixels - 1) / max(1, scoringPixels)
         let every = max(1, min(wanted, rows / 8))
         let coefficients = try JPEGCoefficients(reading: jpeg, sampleEvery: every)
-        let candidates = ScanScriptCandidates.all(scans: scans, components: coefficients.components)
+        let candidates = scripts ?? ScanScriptCandidates.all(scans: scans, components: coefficients.components)
         guard !candidates.isEmpty else {
             throw ImagingError(
                 operation: "choose a scan script", path: nil,
@@ -107,11 +116,16 @@ public struct ScanScriptChooser: Sendable {
         // Scan -> (bytes before its data: tables and SOS header, or the whole head of the
         // file for the first scan; bytes of entropy-coded data).
         var lengths: [JPEGScan: (head: Int, data: Int)] = [:]
-        var lumaQuality: [[JPEGScan]: Double] = [:]
+        var lumaQuality: [LumaState: Double] = [:]
         var reference: [UInt8]?
         for candidate in candidates {
             let lumaStates = Self.lumaStates(candidate)
-            let unmeasured = (0..<(scans - 1)).filter { lumaQuality[lumaStates[$0]] == nil }
+            // Each state not yet measured, once (the last scan shows the final picture).
+            var unmeasured: [Int] = []
+            for index in 0..<(scans - 1)
+            where lumaQuality[lumaStates[index]] == nil && !unmeasured.contains(where: { lumaStates[$0] == lumaStates[index] }) {
+                unmeasured.append(index)
+            }
             let unsized = candidate.scans.contains { lengths[$0] == nil }
             guard unsized || !unmeasured.isEmpty else { continue }
             let sample = try coefficients.sampleWritten(scans: candidate.scans)
@@ -131,7 +145,7 @@ public struct ScanScriptChooser: Sendable {
             var wanted = unmeasured.map { $0 + 1 }
             if reference == nil { wanted.append(scans) }
             guard !wanted.isEmpty else { continue }
-            let decoded = try JPEGScanLumas(decoding: sample, scaleDenominator: 1, scans: wanted)
+            let decoded = try Self.lumaPictures(sample, structure: written, scans: wanted)
             if reference == nil { reference = decoded.planes.last }
             let values = pictureQuality(
                 Array(decoded.planes.prefix(unmeasured.count)), reference!, decoded.width, decoded.height)
@@ -149,7 +163,9 @@ public struct ScanScriptChooser: Sendable {
             }
             let total = received + 2  // the EOI marker
             showableAt.append(total)
-            let qualities = (0..<scans).map { $0 == scans - 1 ? 1 : lumaQuality[lumaStates[$0]]! }
+            let qualities = (0..<scans).map {
+                $0 == scans - 1 ? identicalQuality : lumaQuality[lumaStates[$0]]!
+            }
             return Estimate(script: candidate, showableAt: showableAt, qualities: qualities, total: total)
         }
         return (coefficients, estimates)
@@ -189,13 +205,60 @@ public struct ScanScriptChooser: Sendable {
             "no \(scans)-scan script shows a first picture within \(percent(budget)) of the file: its smallest first scan (\(best.script.scans[0]), the DC every first picture needs) ends at \(percent(share)); it would take a first-picture budget of \(percent(needed)) (replay.firstPaintBudget), or more scans, to send the DC in more steps"
     }
 
-    /// For each scan of `script`, the luma scans received once it is complete: what the luma
-    /// picture then depends on.
-    static func lumaStates(_ script: ScanScript) -> [[JPEGScan]] {
-        var state: [JPEGScan] = []
-        return script.scans.map { scan in
-            if scan.components.contains(0) { state.append(scan) }
-            return state
+    /// The luma pictures of `jpeg` after the scans numbered `scans` (1-based, ascending), as the
+    /// replay shows them (`DownloadQuality`): the file fed up to where each scan can show, the
+    /// next scan's header read and libjpeg waiting for its data.
+    static func lumaPictures(
+        _ jpeg: [UInt8], structure: JPEGStructure, scans: [Int]
+    ) throws(ImagingError) -> (planes: [[UInt8]], width: Int, height: Int) {
+        let decoder = try JPEGReplayDecoder(jpeg, maximumScans: structure.scans.count, lumaOnly: true)
+        var planes: [[UInt8]] = []
+        for scan in scans {
+            let showable = scan < structure.scans.count ? structure.scans[scan].dataOffset : jpeg.count
+            _ = try decoder.advance(to: showable)
+            planes.append(try decoder.render(scan: scan).luma())
+        }
+        return (planes, decoder.state.width, decoder.state.height)
+    }
+
+    /// What the luma picture shown after a scan depends on, besides the image. Its coefficients
+    /// are those of the luma scans received; but libjpeg-turbo's block smoothing (on, as in
+    /// browsers) fills coefficients it believes missing, and its bookkeeping already counts the
+    /// next scan, whose header has been read when the scan is shown (jdphuff.c `start_pass`):
+    /// below the first iMCU row it judges each component by its state before that component's
+    /// latest scan began (jdcoefct.c, `prev_coef_bits`), which is the next scan when that one
+    /// carries luma; and it smooths nothing once no component seems to miss any of its lowest
+    /// coefficients (1 to 9), counting the next scan as received. So the same luma scans show
+    /// differently depending on the next scan and on the other components, and the key holds
+    /// all three.
+    struct LumaState: Hashable {
+        /// The scans carrying luma received, in order.
+        var received: [JPEGScan]
+        /// The next scan, when it carries luma.
+        var next: JPEGScan?
+        /// Whether the other components have all their lowest coefficients (1 to 9), counting
+        /// the next scan as received.
+        var othersSettled: Bool
+    }
+
+    /// For each scan of `script`, what the luma picture shown once it is complete depends on.
+    static func lumaStates(_ script: ScanScript) -> [LumaState] {
+        let others = Set(script.scans.flatMap(\.components)).subtracting([0])
+        var received: [JPEGScan] = []
+        return script.scans.indices.map { index in
+            let scan = script.scans[index]
+            if scan.components.contains(0) { received.append(scan) }
+            let next = index + 1 < script.scans.count ? script.scans[index + 1] : nil
+            let counted = script.scans.prefix(index + 1) + (next.map { [$0] } ?? [])
+            let settled = others.allSatisfy { component in
+                (1...9).allSatisfy { coefficient in
+                    counted.contains {
+                        $0.components.contains(component) && $0.ss <= coefficient && coefficient <= $0.se && $0.al == 0
+                    }
+                }
+            }
+            return LumaState(
+                received: received, next: next?.components.contains(0) == true ? next : nil, othersSettled: settled)
         }
     }
 }
