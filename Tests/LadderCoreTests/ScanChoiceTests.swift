@@ -70,7 +70,7 @@ struct ScanChoiceTests {
             .jpegEncoded(JPEGEncoding(quality: 85, fullChroma: false))
         let chooser = ScanScriptChooser(scans: 5, firstPictureBudget: 1, scoringPixels: Int.max)
         let (coefficients, estimates) = try chooser.estimates(for: jpeg)
-        #expect(estimates.count > 10)
+        #expect(estimates.count >= 5)
         for estimate in estimates {
             let written = try coefficients.written(scans: estimate.script.scans)
             let structure = try JPEGStructure(parsing: written)

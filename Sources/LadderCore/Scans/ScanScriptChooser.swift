@@ -123,7 +123,9 @@ public struct ScanScriptChooser: Sendable {
             // Each state not yet measured, once (the last scan shows the final picture).
             var unmeasured: [Int] = []
             for index in 0..<(scans - 1)
-            where lumaQuality[lumaStates[index]] == nil && !unmeasured.contains(where: { lumaStates[$0] == lumaStates[index] }) {
+            where !Self.isFinal(lumaStates[index], of: lumaStates) && lumaQuality[lumaStates[index]] == nil
+                && !unmeasured.contains(where: { lumaStates[$0] == lumaStates[index] })
+            {
                 unmeasured.append(index)
             }
             let unsized = candidate.scans.contains { lengths[$0] == nil }
@@ -164,7 +166,7 @@ public struct ScanScriptChooser: Sendable {
             let total = received + 2  // the EOI marker
             showableAt.append(total)
             let qualities = (0..<scans).map {
-                $0 == scans - 1 ? identicalQuality : lumaQuality[lumaStates[$0]]!
+                Self.isFinal(lumaStates[$0], of: lumaStates) ? identicalQuality : lumaQuality[lumaStates[$0]]!
             }
             return Estimate(script: candidate, showableAt: showableAt, qualities: qualities, total: total)
         }
@@ -239,6 +241,12 @@ public struct ScanScriptChooser: Sendable {
         /// Whether the other components have all their lowest coefficients (1 to 9), counting
         /// the next scan as received.
         var othersSettled: Bool
+    }
+
+    /// True when the picture of `state` is the final one: every luma scan of the script is in
+    /// and no component seems to miss a low coefficient, so block smoothing is off.
+    static func isFinal(_ state: LumaState, of states: [LumaState]) -> Bool {
+        state == states.last || (state.received.count == states.last?.received.count && state.othersSettled)
     }
 
     /// For each scan of `script`, what the luma picture shown once it is complete depends on.
