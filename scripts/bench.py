@@ -520,6 +520,9 @@ def bench_set(label, folder, arguments, work):
                 continue
             results[name].append(runners[name]())
             print(f"  round {round_index + 1} {name}: {results[name][-1][0]:.2f} s", file=sys.stderr)
+    # Slow peers given no round (--slow-rounds 0) are left out of every table.
+    results = {n: runs for n, runs in results.items() if runs}
+    peers = [n for n in PEERS if n in results]
     seconds = {n: statistics.median(r[0] for r in runs) for n, runs in results.items()}
     # The slow peers may run in the first rounds only: they pair with ladder's runs of those rounds.
     paired = {n: statistics.median(run[0] / ladder[0] for run, ladder in zip(runs, results["ladder"]))
@@ -528,15 +531,15 @@ def bench_set(label, folder, arguments, work):
     rss = {n: statistics.median(r[2] for r in runs) for n, runs in results.items()}
 
     print(f"bench: {label}: scoring the outputs", file=sys.stderr)
-    tools_scored = ["ladder"] + PEERS
+    tools_scored = ["ladder"] + peers
     scores = quality(tools, tools_scored, arguments.jobs)
 
     slow_rounds = min(arguments.rounds, arguments.slow_rounds)
     lines = [f"### {label}: {count} images, {arguments.jobs} jobs, {arguments.rounds} rounds"
-             + (f" ({slow_rounds} for {' and '.join(SLOW_PEERS)})" if slow_rounds < arguments.rounds else ""), "",
+             + (f" ({slow_rounds} for {' and '.join(SLOW_PEERS)})" if 0 < slow_rounds < arguments.rounds else ""), "",
              "| tool | seconds (median) | images/s | ladder is faster by (median of paired rounds) | target "
              "| peak PSS | peak RSS |", "|---|---|---|---|---|---|---|"]
-    for name in ["ladder"] + PEERS:
+    for name in ["ladder"] + peers:
         ratio = "—" if name == "ladder" else f"{paired[name]:.2f}x"
         target = "—" if name == "ladder" else f"≥ {TARGETS[name]:.1f}x"
         lines.append(f"| {name} | {seconds[name]:.2f} | {count / seconds[name]:.1f} | {ratio} | {target} "
