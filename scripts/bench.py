@@ -577,6 +577,8 @@ def main():
     parser.add_argument("--noop-files", type=int, default=10000, help="0 to skip the no-op rebuild")
     parser.add_argument("--memory-batch", type=int, default=40,
                         help="the smaller batch of the memory check (the larger is ten times it); 0 to skip it")
+    parser.add_argument("--verify-images", type=int, default=10000,
+                        help="images generated and built to time `ladder verify` against sha256sum; 0 to skip")
     parser.add_argument("--mixed-photos", type=int, default=len(MIXED_CAMERA_PHOTOS),
                         help="how many of the corpus' camera photos go into the mixed set")
     parser.add_argument("--markdown", help="also write the results as Markdown to this file")
@@ -621,6 +623,13 @@ def main():
             lines += [f"Peak PSS of ladder build (whole process tree, {arguments.jobs} jobs):", "",
                       "| sources | peak PSS |", "|---|---|"]
             lines += [f"| {label} | {peak / 1024:.0f} MiB |" for label, peak in rows] + [""]
+        if arguments.verify_images > 0:
+            import bench_verify
+            print(f"bench: verify against sha256sum on {arguments.verify_images} images", file=sys.stderr)
+            verify = argparse.Namespace(images=arguments.verify_images, rounds=max(arguments.rounds, 3))
+            verify_work = os.path.join(work, "verify")
+            bench_verify.prepare(verify, verify_work, arguments.ladder)
+            lines += bench_verify.measure_verify(verify, verify_work, arguments.ladder, deep=False)
         cpu = "unknown CPU"
         try:
             with open("/proc/cpuinfo") as f:
