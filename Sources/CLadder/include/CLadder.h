@@ -31,10 +31,12 @@ VipsImage *_Nullable ladder_vips_image_new_from_buffer(const void *buffer, size_
                                                         const char *options);
 
 /// Wraps the variadic vips_thumbnail_buffer(): decode with shrink-on-load, convert to the
-/// processing space (and to `export_profile` when given), fit inside width x height without
-/// upscaling, and apply the EXIF orientation. `load_options` is passed to the loader.
+/// processing space (and to `export_profile` when given), apply the EXIF orientation, and resize
+/// with `size`: VIPS_SIZE_DOWN fits inside width x height without upscaling (one factor for both
+/// sides), VIPS_SIZE_FORCE makes exactly width x height (a factor per side). `load_options` is
+/// passed to the loader.
 int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage *_Nullable *_Nonnull out,
-                                 int width, int height, const char *load_options,
+                                 int width, int height, VipsSize size, const char *load_options,
                                  const char *_Nullable export_profile, VipsFailOn fail_on);
 
 // MARK: - libvips processing

@@ -8,10 +8,11 @@ public protocol SourceRendering: Sendable {
     ) throws(RenderFailure) -> RenderedSource
 }
 
-/// Renders in this process with libvips and libjpeg-turbo: one decode per source, at the scale
-/// the largest requested variant needs (libvips shrinks JPEGs on load and reduces the rest with
-/// its default Lanczos3); each smaller variant is resized from the smallest picture already made
-/// that covers it, with `resampling` (Lanczos3 over the whole reduction, no box shrink).
+/// Renders in this process with libvips and libjpeg-turbo: one decode per source, to exactly the
+/// size the largest requested variant needs (libvips shrinks JPEGs on load and reduces the rest
+/// with its default Lanczos3, each side by its own factor); each smaller variant is resized from
+/// the smallest picture already made that covers it, with `resampling` (Lanczos3 over the whole
+/// reduction, no box shrink).
 ///
 /// The choice was measured (docs/BENCHMARKS.md): against a reference made from the full decode
 /// with Lanczos3 to the exact size, these thumbnails score at least vipsthumbnail's PSNR and
@@ -62,14 +63,12 @@ public struct VariantRenderer: SourceRendering {
             let placeholder: Placeholder
             let isTransparent: Bool
             do {
-                var (picture, transparent) = try Image.decode(
-                    bytes, header: header, fitting: base, background: settings.background,
+                // Exactly the planned size, each side scaled by its own factor (as the reference
+                // resampler does), in the decode's own resize: no second pass to fix the size.
+                let (picture, transparent) = try Image.decode(
+                    bytes, header: header, to: base, background: settings.background,
                     strictness: settings.limits.failOn)
                 isTransparent = transparent
-                if picture.size != base {
-                    // libvips rounds after shrink-on-load; make the size exactly what was planned.
-                    picture = try picture.resized(to: base).inMemory()
-                }
                 var pictures = [picture]
                 for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
                     let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? picture
