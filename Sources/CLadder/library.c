@@ -1,10 +1,22 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <libexif/exif-data.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "CLadder.h"
 
 const char *ladder_libexif_path(void) {
     Dl_info info;
     if (dladdr((void *)exif_data_new, &info) == 0) return NULL;
     return info.dli_fname;
+}
+
+int ladder_limit_malloc_arenas(int count) {
+#ifdef __GLIBC__
+    return mallopt(M_ARENA_MAX, count);
+#else
+    (void)count;
+    return 0;
+#endif
 }

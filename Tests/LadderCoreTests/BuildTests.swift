@@ -268,4 +268,63 @@ struct BuildTests {
         }
         #expect(try Pipelines.build(in: folder).built == 0, "and the next build finds them")
     }
+
+    @Test("a source over limits.maxFileBytes fails with its size and the limit; the others are built")
+    func sourceOverTheByteLimit() throws {
+        let big = try TestImages.gradientJPEG(width: 1600, height: 1200, quality: 98)
+        let limit = big.count - 1
+        let folder = try Self.project(
+            photos: 2, pipeline: #"{"sources": ["photos"], "limits": {"maxFileBytes": \#(limit)}}"#)
+        try #require(try folder.read("photos/p0.jpg").count < limit && folder.read("photos/p1.jpg").count < limit)
+        try folder.write(big, to: "photos/big.jpg")
+        let report = try Pipelines.build(in: folder)
+        #expect(report.built == 2)
+        let failure = try #require(report.failed.first)
+        #expect(failure.source.hasSuffix("photos/big.jpg"))
+        #expect(failure.reason.contains("the file has \(big.count) bytes, over the limit of \(limit)"))
+    }
+
+    @Test("a source rewritten after it was hashed is reported as changed, and made by the next build")
+    func sourceChangedAfterHashing() throws {
+        let folder = try Self.project(photos: 1)
+        try Pipelines.build(in: folder)
+        try folder.write(TestImages.gradientJPEG(width: 500, height: 300, seed: 7), to: "photos/new.jpg")
+        // The unchanged photo is settled by the plan, before any render starts: rewrite the
+        // new one then, after its SHA1 was taken.
+        let rewrite = RewriteOnFirstEvent {
+            try? folder.write(TestImages.gradientJPEG(width: 520, height: 300, seed: 8), to: "photos/new.jpg")
+        }
+        let report = try Pipelines.build(
+            Pipelines.configuration(in: folder), options: Builder.Options(jobs: 1), observer: rewrite)
+        #expect(report.built == 0)
+        let failure = try #require(report.failed.first)
+        #expect(failure.source.hasSuffix("photos/new.jpg"))
+        #expect(failure.reason.contains("changed while ladder was reading it"))
+
+        let next = try Pipelines.build(in: folder)
+        #expect(next.built == 1 && next.failed.isEmpty, "the change is not remembered as a failure")
+        let manifest = try Self.manifest(in: folder)
+        let rewritten = try folder.read("photos/new.jpg")
+        #expect(manifest.images[Checksum.hex(.sha1, of: rewritten)]?.sources == ["photos/new.jpg"])
+    }
+}
+
+/// Runs an action when the build reports its first settled source.
+private final class RewriteOnFirstEvent: BuildObserving, @unchecked Sendable {
+    // @unchecked: `done` is only touched behind `lock`.
+    private let lock = NSLock()
+    private var done = false
+    private let action: @Sendable () -> Void
+
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    func buildStarted(total: Int) {}
+    func warning(_ message: String) {}
+    func sourceFinished(_ path: String, outcome: SourceOutcome) {
+        let first = lock.withLock {
+            defer { done = true }
+            return !done
+        }
+        if first { action() }
+    }
 }

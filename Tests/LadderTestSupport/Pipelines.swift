@@ -20,13 +20,16 @@ public enum Pipelines {
         try build(configuration(in: folder), options: Builder.Options(jobs: jobs, shard: shard))
     }
 
-    /// Builds `configuration` with `options`, rendering in one worker process.
+    /// Builds `configuration` with `options`, rendering in one worker process, telling
+    /// `observer` what happens.
     @discardableResult
-    public static func build(_ configuration: PipelineConfiguration, options: Builder.Options) throws -> BuildReport {
+    public static func build(
+        _ configuration: PipelineConfiguration, options: Builder.Options, observer: (any BuildObserving)? = nil
+    ) throws -> BuildReport {
         TestImages.start()
         let workers = try LadderExecutable.workers(for: configuration)
         defer { workers.shutdown() }
-        return try Builder(configuration: configuration, options: options, workers: workers).run()
+        return try Builder(configuration: configuration, options: options, workers: workers, observer: observer).run()
     }
 
     /// Checks the pipeline in `folder` as `ladder check` does (the given `paths`, or every
@@ -37,7 +40,8 @@ public enum Pipelines {
         let configuration = try configuration(in: folder)
         let workers = try LadderExecutable.workers(for: configuration)
         defer { workers.shutdown() }
-        return try Preflight(configuration: configuration, workers: workers, jobs: jobs, strict: strict).run(paths: paths)
+        return try Preflight(configuration: configuration, workers: workers, jobs: jobs, strict: strict).run(
+            paths: paths)
     }
 
     /// Merges the partial manifests of the pipeline in `folder`.

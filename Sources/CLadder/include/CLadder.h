@@ -263,4 +263,11 @@ int ladder_srgb_primaries(double xy[_Nonnull 6]);
 /// Glibc module does not define), or NULL when it cannot be found. libexif has no version call.
 const char *_Nullable ladder_libexif_path(void);
 
+// MARK: - The allocator
+
+/// Wraps mallopt(M_ARENA_MAX, count) (a macro of malloc.h, which Swift's C library module does
+/// not include): at most `count` malloc arenas for the threads that allocate from now on.
+/// Returns 1 on success, 0 where the C library has no such setting.
+int ladder_limit_malloc_arenas(int count);
+
 #pragma clang assume_nonnull end

@@ -62,6 +62,9 @@ public final class Builder: Sendable {
 
     public func run() throws(BuildError) -> BuildReport {
         let started = Date()
+        // The build's threads only hash, wait for workers and write files: with one malloc arena
+        // what one thread frees is reused by the next instead of being kept per thread.
+        Allocator.limitArenas(to: 1)
         return try BuildError.mapping(operation: "build", path: configuration.outputDirectory) {
             try runLocked(started: started)
         }

@@ -2,10 +2,10 @@ import LadderImaging
 import LadderManifest
 import Synchronization
 
-/// The Render phase: makes what the work list asks for. Each source is read again and checked
-/// against the SHA1 it was planned with, rendered in a worker process, and
-/// each variant file written under its content address atomically (temporary name, flush,
-/// rename): until the Commit phase names them in the manifest, they are files nobody uses.
+/// The Render phase: makes what the work list asks for. Each source is read again, by the worker
+/// process that renders it, and checked against the SHA1 it was planned with; then each variant
+/// file is written under its content address atomically (temporary name, flush, rename): until
+/// the Commit phase names them in the manifest, they are files nobody uses.
 struct RenderPhase {
     let configuration: PipelineConfiguration
     let workers: WorkerPool
@@ -50,14 +50,16 @@ struct RenderPhase {
             if case .render(let plan) = item.action { return (item, plan) }
             return nil
         }
-        let order = Self.largestFirst(renders.map { files[$0.0.source] })
+        let pixels = Self.expectedPixels(renders.map { files[$0.0.source] })
+        let order = renders.indices.sorted { pixels[$0] > pixels[$1] }
         let state = Mutex(Result())
-        // Twice as many threads as jobs, so that reading and writing on one thread overlap with
-        // rendering for another (the worker pool limits renders to its workers).
+        // Twice as many threads as jobs, so that writing one source's variants overlaps with
+        // rendering another (the worker pool limits renders to its workers).
         ParallelRunner.run(count: renders.count, width: jobs * 2) { position in
             let (item, plan) = renders[order[position]]
             do {
-                let outcome = try render(item, plan: plan, file: files[item.source], state: state)
+                let outcome = try render(
+                    item, plan: plan, file: files[item.source], pixels: pixels[order[position]], state: state)
                 finished(item.source, outcome)
                 return true
             } catch let error as FileSystemError {
@@ -76,24 +78,15 @@ struct RenderPhase {
     }
 
     private func render(
-        _ item: WorkList.Item, plan: ImagePlan, file: SourceFile, state: borrowing Mutex<Result>
+        _ item: WorkList.Item, plan: ImagePlan, file: SourceFile, pixels: Int, state: borrowing Mutex<Result>
     ) throws -> SourceOutcome {
         let sha1 = item.sha1
-        let source: [UInt8]
-        do {
-            source = try Builder.readSource(file.absolutePath, limit: configuration.limits.maxFileBytes)
-        } catch {
-            return fail(sha1, error.reason, remember: false, state: state)
-        }
-        if Checksum.hex(.sha1, of: source) != sha1 {
-            return fail(
-                sha1, "the file changed while ladder was reading it; run the build again", remember: false,
-                state: state)
-        }
         let rendered: RenderedSource
+        let sourceBytes: Int
         do {
             let recipes = plan.render.compactMap { name in configuration.variants.first { $0.name == name } }
-            rendered = try workers.render(source, variants: recipes, settings: settings)
+            (rendered, sourceBytes) = try workers.render(
+                file: file.absolutePath, sha1: sha1, pixels: pixels, variants: recipes, settings: settings)
         } catch let failure {
             return fail(sha1, failure.reason, remember: failure.concernsTheSource, state: state)
         }
@@ -121,7 +114,7 @@ struct RenderPhase {
         let facts = rendered.facts
         var entry = Manifest.ImageEntry(
             sources: [], width: facts.size.width, height: facts.size.height, variants: variants,
-            format: facts.format, bytes: source.count, orientation: facts.orientation,
+            format: facts.format, bytes: sourceBytes, orientation: facts.orientation,
             captured: facts.captured, gpsRemoved: facts.hadGPS,
             placeholder: facts.placeholder?.thumbHash, averageColor: facts.placeholder?.averageColor,
             hasAlpha: facts.isTransparent)
@@ -151,15 +144,15 @@ struct RenderPhase {
             background: configuration.background, keep: configuration.metadata.keep, limits: configuration.limits)
     }
 
-    /// The processing order: by decreasing pixel count (read from the first bytes of the
-    /// header; compressed size stands in when it cannot be), so that the last sources to
-    /// finish are small ones and no core idles at the end.
-    static func largestFirst(_ files: [SourceFile]) -> [Int] {
-        let weights = files.map { file -> Int in
+    /// What each source is expected to decode to, in pixels: read from the first bytes of its
+    /// header, or, when they do not say, its compressed size taken as about 4:1. Sources are
+    /// rendered largest first, so that the last to finish are small ones and no core idles at
+    /// the end, and the worker pool admits them against its pixel budget.
+    static func expectedPixels(_ files: [SourceFile]) -> [Int] {
+        files.map { file -> Int in
             let head = (try? Directory.open(FilePath.parent(file.absolutePath)))
                 .flatMap { try? $0.readPrefix(FilePath.name(file.absolutePath), count: 64 << 10) }
             return head.flatMap(ImageDimensions.peek).map { $0.width * $0.height } ?? file.status.size * 4
         }
-        return files.indices.sorted { weights[$0] > weights[$1] }
     }
 }

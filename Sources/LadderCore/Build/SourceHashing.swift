@@ -22,8 +22,9 @@ struct SourceHashing {
             }
             let content: HashedSource.Content
             do throws(FileSystemError) {
-                let bytes = try Builder.readSource(file.absolutePath, limit: limit)
-                content = .sha1(Checksum.hex(.sha1, of: bytes))
+                // Streamed: the build never holds a whole source.
+                let folder = try Directory.open(FilePath.parent(file.absolutePath))
+                content = .sha1(try folder.digest(of: FilePath.name(file.absolutePath), .sha1, limit: limit).hex)
             } catch {
                 content = .unreadable(error.reason)
             }

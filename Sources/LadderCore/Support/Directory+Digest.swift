@@ -7,19 +7,21 @@ extension Directory {
 
     /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
     /// checksum fed piece by piece), and its size. Refuses symbolic links and special files,
-    /// as `readFile` does.
-    public func digest(of name: String, _ algorithm: Checksum.Algorithm) throws(FileSystemError) -> (
+    /// as `readFile` does, and files of more than `limit` bytes.
+    public func digest(
+        of name: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
+    ) throws(FileSystemError) -> (
         hex: String, bytes: Int
     ) {
         let filePath = FilePath.join(path, name)
-        let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard file >= 0 else { throw FileSystemError.current("read", filePath) }
+        let file = try openForReading(name)
         defer { close(file) }
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", filePath) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw FileSystemError(operation: "read", path: filePath, code: 0, reason: "not a regular file")
         }
+        try Self.checkSize(Int(info.st_size), limit: limit, path: filePath)
         var checksum = Checksum(algorithm)
         var total = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(
@@ -34,6 +36,8 @@ extension Directory {
             if count == 0 { break }
             checksum.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             total += count
+            // The file grew past the limit while being read.
+            try Self.checkSize(total, limit: limit, path: filePath)
         }
         return (checksum.hexDigest(), total)
     }

@@ -110,16 +110,22 @@ public final class Directory: @unchecked Sendable {
     /// Reads the regular file `name` whole, refusing symbolic links, special files (a FIFO
     /// would block forever) and files larger than `limit` bytes.
     public func readFile(_ name: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
-        let filePath = FilePath.join(path, name)
+        let file = try openForReading(name)
+        defer { close(file) }
+        return try Self.readAll(file, path: FilePath.join(path, name), limit: limit)
+    }
+
+    /// Opens `name` for reading without following a symbolic link; the caller closes it.
+    func openForReading(_ name: String) throws(FileSystemError) -> Int32 {
         let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard file >= 0 else {
+            let filePath = FilePath.join(path, name)
             if errno == ELOOP {
                 throw FileSystemError(operation: "read", path: filePath, code: errno, reason: "it is a symbolic link")
             }
             throw FileSystemError.current("read", filePath)
         }
-        defer { close(file) }
-        return try Self.readAll(file, path: filePath, limit: limit)
+        return file
     }
 
     /// Reads at most the first `count` bytes of the regular file `name` (no link, no special file).
@@ -142,6 +148,15 @@ public final class Directory: @unchecked Sendable {
         }
     }
 
+    /// Refuses a file of `size` bytes when that is over `limit`.
+    static func checkSize(_ size: Int, limit: Int, path: String) throws(FileSystemError) {
+        guard size <= limit else {
+            throw FileSystemError(
+                operation: "read", path: path, code: 0, reason: "the file has \(size) bytes, over the limit of \(limit)"
+            )
+        }
+    }
+
     /// Reads an open file whole after checking it is a regular file within `limit` bytes.
 
     static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
@@ -151,11 +166,7 @@ public final class Directory: @unchecked Sendable {
             throw FileSystemError(operation: "read", path: path, code: 0, reason: "not a regular file")
         }
         let size = Int(info.st_size)
-        guard size <= limit else {
-            throw FileSystemError(
-                operation: "read", path: path, code: 0,
-                reason: "the file has \(size) bytes, over the limit of \(limit)")
-        }
+        try checkSize(size, limit: limit, path: path)
         // Read straight into the array's storage: no zero-filling of what is about to be read.
         var failure: FileSystemError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in

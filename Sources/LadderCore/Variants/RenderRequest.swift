@@ -36,10 +36,37 @@ extension RGBColor: Codable {
     }
 }
 
-/// The header of a render request; the source's bytes follow it.
+/// The header of a render request. The source's bytes follow it, unless `file` names a file
+/// for the worker to read.
 struct RenderRequestHeader: Codable {
     var variants: [VariantRecipe]
     var settings: RenderSettings
+    var file: SourceFileRequest? = nil
+}
+
+/// A source that the render worker reads from its file (within the settings' byte limit) and
+/// checks against the SHA1 the build planned it with, so that the build process never holds a
+/// source's bytes, and what is rendered is exactly what the manifest will name.
+struct SourceFileRequest: Codable {
+    var path: String
+    var sha1: String
+
+    /// What the build says of a source whose bytes no longer match the SHA1 it was planned with.
+    static let changed = "the file changed while ladder was reading it; run the build again"
+
+    /// The file's bytes, when they are still those of `sha1`.
+    func read(limit: Int) throws(RenderFailure) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try Builder.readSource(path, limit: limit)
+        } catch {
+            throw RenderFailure(error.reason, concernsTheSource: false)
+        }
+        guard Checksum.hex(.sha1, of: bytes) == sha1 else {
+            throw RenderFailure(Self.changed, concernsTheSource: false)
+        }
+        return bytes
+    }
 }
 
 /// The header of a render response; the variants' bytes follow it, in order.
@@ -56,12 +83,21 @@ struct RenderResponseHeader: Codable {
     }
 
     var failure: String?
+    /// False when the failure says nothing about the source's content (its file could not be
+    /// read, or changed); nil stands for true.
+    var failureConcernsTheSource: Bool?
     var facts: SourceFacts?
     var variants: [Variant]?
+    /// The length of the source rendered.
+    var sourceBytes: Int?
 
-    init(failure: String) { self.failure = failure }
+    init(failure: RenderFailure) {
+        self.failure = failure.reason
+        if !failure.concernsTheSource { failureConcernsTheSource = false }
+    }
 
-    init(_ source: RenderedSource) {
+    init(_ source: RenderedSource, sourceBytes: Int) {
+        self.sourceBytes = sourceBytes
         facts = source.facts
         variants = source.variants.map {
             Variant(
@@ -72,7 +108,7 @@ struct RenderResponseHeader: Codable {
 
     /// Rebuilds the rendered source from this header and the bytes that followed it.
     func renderedSource(payload: [UInt8]) throws(RenderFailure) -> RenderedSource {
-        if let failure { throw RenderFailure(failure) }
+        if let failure { throw RenderFailure(failure, concernsTheSource: failureConcernsTheSource ?? true) }
         guard let facts, let variants else {
             throw RenderFailure("the render worker sent an incomplete answer")
         }

@@ -2,8 +2,10 @@ import Foundation
 import LadderImaging
 
 /// The render worker's side: starts its image libraries, says it is ready, then reads render
-/// requests on standard input, answers each on standard output, and ends when its input closes. One source at a time, so everything libvips reports
-/// belongs to that source; a crash or a runaway decode costs only this process.
+/// requests on standard input, answers each on standard output, and ends when its input
+/// closes. A request carries the source's bytes or names its file, which the worker reads and
+/// checks against its SHA1. One source at a time, so everything libvips reports belongs to
+/// that source; a crash or a runaway decode costs only this process.
 public enum RenderWorker {
     /// The hidden subcommand that starts a worker.
     public static let subcommand = "__render-worker"
@@ -40,19 +42,20 @@ public enum RenderWorker {
             } catch {
                 return 65
             }
-            let (header, bytes) = request
+            let (header, payload) = request
             let response: RenderResponseHeader
-            var payload: [UInt8] = []
+            var answer: [UInt8] = []
             do {
+                let bytes = try header.file?.read(limit: header.settings.limits.maxFileBytes) ?? payload
                 let rendered = try renderer.render(bytes, variants: header.variants, settings: header.settings)
-                response = RenderResponseHeader(rendered)
-                payload.reserveCapacity(rendered.variants.reduce(0) { $0 + $1.bytes.count })
-                for variant in rendered.variants { payload += variant.bytes }
+                response = RenderResponseHeader(rendered, sourceBytes: bytes.count)
+                answer.reserveCapacity(rendered.variants.reduce(0) { $0 + $1.bytes.count })
+                for variant in rendered.variants { answer += variant.bytes }
             } catch {
-                response = RenderResponseHeader(failure: error.reason)
+                response = RenderResponseHeader(failure: error)
             }
             do {
-                try channel.send(tag: FrameChannel.responseTag, header: response, payload: payload)
+                try channel.send(tag: FrameChannel.responseTag, header: response, payload: answer)
             } catch {
                 return 74
             }

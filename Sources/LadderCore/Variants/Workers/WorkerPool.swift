@@ -89,6 +89,27 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     ) throws(RenderFailure) -> RenderedSource {
         // Sources whose size cannot be read from their first bytes count as compressed about 4:1.
         let declared = ImageDimensions.peek(bytes).map { $0.width * $0.height } ?? bytes.count * 4
+        let header = RenderRequestHeader(variants: variants, settings: renderSettings)
+        return try exchange(header, payload: bytes, pixels: declared).rendered
+    }
+
+    /// Renders the source at `path`, which the worker reads itself and checks against `sha1`:
+    /// the build process never holds the source's bytes. `pixels` is what the source is
+    /// expected to decode to, for the pool's pixel budget. Returns what was rendered and the
+    /// length of the source. A file that cannot be read, or whose bytes are no longer those of
+    /// `sha1`, fails without concerning the source's content.
+    func render(
+        file path: String, sha1: String, pixels: Int, variants: [VariantRecipe], settings renderSettings: RenderSettings
+    ) throws(RenderFailure) -> (rendered: RenderedSource, sourceBytes: Int) {
+        let header = RenderRequestHeader(
+            variants: variants, settings: renderSettings, file: SourceFileRequest(path: path, sha1: sha1))
+        return try exchange(header, payload: [], pixels: pixels)
+    }
+
+    /// Sends one request to a worker admitted for `pixels` and reads its answer.
+    private func exchange(
+        _ request: RenderRequestHeader, payload bytes: [UInt8], pixels declared: Int
+    ) throws(RenderFailure) -> (rendered: RenderedSource, sourceBytes: Int) {
         let pixels = min(max(1, declared), settings.pixelBudget)
         requests.add(1, ordering: .relaxed)
         let reused = scheduler.admit(pixels: pixels)
@@ -106,9 +127,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         try waitUntilReady(worker)
         let deadline = ContinuousClock.now.advanced(by: settings.timeLimit)
         do {
-            try worker.channel.send(
-                tag: FrameChannel.requestTag, header: RenderRequestHeader(variants: variants, settings: renderSettings),
-                payload: bytes)
+            try worker.channel.send(tag: FrameChannel.requestTag, header: request, payload: bytes)
             let (header, payload) = try worker.channel.receive(
                 tag: FrameChannel.responseTag, as: RenderResponseHeader.self, deadline: deadline)
             worker.renders += 1
@@ -117,7 +136,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
             } else {
                 scheduler.park(worker)
             }
-            return try header.renderedSource(payload: payload)
+            return (try header.renderedSource(payload: payload), header.sourceBytes ?? bytes.count)
         } catch let failure as RenderFailure {
             throw failure
         } catch FrameChannel.Failure.timedOut {
