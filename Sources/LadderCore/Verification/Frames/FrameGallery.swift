@@ -13,7 +13,8 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
 
     /// The folder written to.
     public let directory: String
-    /// Pictures are scaled down to this many pixels on their long side, to keep pages light.
+    /// Pictures larger than this on their long side are scaled down to it, to keep pages light
+    /// (replays render their scans at most this large where an n/8 scale allows it).
     public let maximumSide: Int
     private let frames = Mutex<[String: [Frame]]>([:])
 

@@ -1,5 +1,5 @@
 import Dispatch
-public import LadderImaging
+import LadderImaging
 import Synchronization
 
 /// Decodes a replay's final picture and measures SSIM against it on a background thread while
