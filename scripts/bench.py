@@ -520,6 +520,9 @@ def bench_set(label, folder, arguments, work):
                 continue
             results[name].append(runners[name]())
             print(f"  round {round_index + 1} {name}: {results[name][-1][0]:.2f} s", file=sys.stderr)
+    # Slow peers given no round (--slow-rounds 0) are left out of every table.
+    results = {n: runs for n, runs in results.items() if runs}
+    peers = [n for n in PEERS if n in results]
     seconds = {n: statistics.median(r[0] for r in runs) for n, runs in results.items()}
     # The slow peers may run in the first rounds only: they pair with ladder's runs of those rounds.
     paired = {n: statistics.median(run[0] / ladder[0] for run, ladder in zip(runs, results["ladder"]))
@@ -528,15 +531,15 @@ def bench_set(label, folder, arguments, work):
     rss = {n: statistics.median(r[2] for r in runs) for n, runs in results.items()}
 
     print(f"bench: {label}: scoring the outputs", file=sys.stderr)
-    tools_scored = ["ladder"] + PEERS
+    tools_scored = ["ladder"] + peers
     scores = quality(tools, tools_scored, arguments.jobs)
 
     slow_rounds = min(arguments.rounds, arguments.slow_rounds)
     lines = [f"### {label}: {count} images, {arguments.jobs} jobs, {arguments.rounds} rounds"
-             + (f" ({slow_rounds} for {' and '.join(SLOW_PEERS)})" if slow_rounds < arguments.rounds else ""), "",
+             + (f" ({slow_rounds} for {' and '.join(SLOW_PEERS)})" if 0 < slow_rounds < arguments.rounds else ""), "",
              "| tool | seconds (median) | images/s | ladder is faster by (median of paired rounds) | target "
              "| peak PSS | peak RSS |", "|---|---|---|---|---|---|---|"]
-    for name in ["ladder"] + PEERS:
+    for name in ["ladder"] + peers:
         ratio = "—" if name == "ladder" else f"{paired[name]:.2f}x"
         target = "—" if name == "ladder" else f"≥ {TARGETS[name]:.1f}x"
         lines.append(f"| {name} | {seconds[name]:.2f} | {count / seconds[name]:.1f} | {ratio} | {target} "
@@ -574,6 +577,8 @@ def main():
     parser.add_argument("--noop-files", type=int, default=10000, help="0 to skip the no-op rebuild")
     parser.add_argument("--memory-batch", type=int, default=40,
                         help="the smaller batch of the memory check (the larger is ten times it); 0 to skip it")
+    parser.add_argument("--verify-images", type=int, default=10000,
+                        help="images generated and built to time `ladder verify` against sha256sum; 0 to skip")
     parser.add_argument("--mixed-photos", type=int, default=len(MIXED_CAMERA_PHOTOS),
                         help="how many of the corpus' camera photos go into the mixed set")
     parser.add_argument("--markdown", help="also write the results as Markdown to this file")
@@ -618,6 +623,13 @@ def main():
             lines += [f"Peak PSS of ladder build (whole process tree, {arguments.jobs} jobs):", "",
                       "| sources | peak PSS |", "|---|---|"]
             lines += [f"| {label} | {peak / 1024:.0f} MiB |" for label, peak in rows] + [""]
+        if arguments.verify_images > 0:
+            import bench_verify
+            print(f"bench: verify against sha256sum on {arguments.verify_images} images", file=sys.stderr)
+            verify = argparse.Namespace(images=arguments.verify_images, rounds=max(arguments.rounds, 3))
+            verify_work = os.path.join(work, "verify")
+            bench_verify.prepare(verify, verify_work, arguments.ladder)
+            lines += bench_verify.measure_verify(verify, verify_work, arguments.ladder, deep=False)
         cpu = "unknown CPU"
         try:
             with open("/proc/cpuinfo") as f:
