@@ -19,6 +19,7 @@ struct ladder_replay {
     size_t skip_to;
     int max_scans;
     int luma_only;
+    int scale_eighths;
     int started;
     int finish_pending;
     int failed;
@@ -91,13 +92,15 @@ static void choose_output(struct jpeg_decompress_struct *cinfo, int luma_only) {
     else if (cinfo->jpeg_color_space == JCS_YCbCr) cinfo->out_color_space = luma_only ? JCS_GRAYSCALE : JCS_YCbCr;
 }
 
-ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int luma_only) {
+ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int luma_only,
+                                 int scale_eighths) {
     ladder_replay *replay = calloc(1, sizeof(ladder_replay));
     if (!replay) return NULL;
     replay->data = data;
     replay->length = length;
     replay->max_scans = max_scans;
     replay->luma_only = luma_only;
+    replay->scale_eighths = scale_eighths < 1 ? 1 : scale_eighths > 8 ? 8 : scale_eighths;
     replay->cinfo.err = ladder_jpeg_error_init(&replay->error);
     replay->error.manager.emit_message = replay_emit_message;
     if (setjmp(replay->error.jump)) {
@@ -166,6 +169,8 @@ int ladder_replay_advance(ladder_replay *replay, size_t available, ladder_replay
         cinfo->do_block_smoothing = TRUE;
         cinfo->dct_method = JDCT_ISLOW;
         choose_output(cinfo, replay->luma_only);
+        cinfo->scale_num = (unsigned int)replay->scale_eighths;
+        cinfo->scale_denom = 8;
         jpeg_start_decompress(cinfo); /* never suspends in buffered-image mode */
         replay->started = 1;
         replay->state.width = (int)cinfo->output_width;

@@ -185,9 +185,10 @@ typedef struct ladder_replay_state {
 /// Starts a replay of `length` bytes at `data`, which the caller keeps until the replay is freed.
 /// A file that announces more than `max_scans` scans fails when it does, before decoding them.
 /// With `luma_only`, YCbCr files are rendered as their Y plane alone (1 component), which spares
-/// libjpeg the chroma components' IDCT and upsampling.
+/// libjpeg the chroma components' IDCT and upsampling. Pictures are rendered at `scale_eighths`/8
+/// of the file's size (1 to 8; libjpeg scales in its IDCT, which then costs less).
 ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans,
-                                           int luma_only);
+                                           int luma_only, int scale_eighths);
 
 /// Makes the first `available` bytes visible and lets libjpeg absorb what it can. Returns 0, or
 /// -1 with libjpeg's message (the replay is then finished).
