@@ -238,8 +238,13 @@ typedef struct ladder_jpeg_read_result {
 int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_read_result *result);
 
-/// `ladder_jpeg_decode`, with `luma_only` as in `ladder_replay_new`.
-int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only,
+/// What `ladder_jpeg_decode_as` gives of a YCbCr file: its samples as stored, its Y plane alone
+/// (as `luma_only` in `ladder_replay_new`), or RGB converted by libjpeg. Other files decode as
+/// stored (grayscale to one component).
+enum { LADDER_OUTPUT_STORED = 0, LADDER_OUTPUT_LUMA = 1, LADDER_OUTPUT_RGB = 2 };
+
+/// `ladder_jpeg_decode`, with `output` one of the values above.
+int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int output,
                           unsigned char *_Nullable *_Nonnull pixels, int *width, int *height, int *components,
                           int *color_space, char *message, size_t message_capacity);
 
