@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
-"""How faithful each way of making the thumbnails is, measured as scripts/bench measures the
-tools: luma PSNR and SSIM against the full decode resized with Lanczos3 alone to the exact size.
-The candidates all start from the picture ladder decodes (libvips' thumbnail to the full-size
-box, as vipsthumbnail does) and differ in the kernel, the box shrink before it (libvips' gap) and
-whether small_thumb is made from large_thumb (chain) or from the full picture. vipsthumbnail,
-which decodes again for each size, is the yardstick. Scores are taken after JPEG encoding at the
-variants' qualities (libvips' saver, the same for every candidate).
+"""How faithful each way of making the variants is, and what its resizing costs, measured as
+scripts/bench measures the tools: luma PSNR and SSIM against the full decode resized with
+Lanczos3 alone to the exact size, after JPEG encoding at the variants' qualities (libvips'
+saver, the same for every candidate). vipsthumbnail, which decodes again for each size, is the
+yardstick.
 
-    python3 scripts/bench_resampling.py [FOLDER...]
+- The full-size variant: libvips' thumbnail (shrink-on-load, then Lanczos3) to the full-size
+  box with one factor for both sides (as vipsthumbnail does, and ladder until renderer revision
+  2), or to the exact planned size with a factor per side (revision 3); and, as a speed
+  candidate, the same with the horizontal pass made by libvips' vectorised vertical reduce on the
+  transposed picture (libvips 8.14's horizontal reduce is scalar C, its vertical one orc code
+  with 6-bit coefficients).
+- The thumbnails: candidates that start from the full-size picture ladder decodes and differ in
+  the kernel, the box shrink before it (libvips' gap), whether small_thumb is made from
+  large_thumb (chain) or from the full picture, and the transposed horizontal pass; and a
+  large_thumb decoded again from the file (shrink-on-load, as vipsthumbnail does), instead of
+  resized from the full-size picture.
+
+With --timing, also the CPU milliseconds each candidate's resizing takes per image (this
+process's CPU time, which other jobs on the machine barely change; libvips on one thread
+(VIPS_CONCURRENCY=1), its cache off, the best of 3 runs per image, summed over the folder); the
+decodes of the full-size picture are timed with their reduce, a full decode alone beside them.
+
+    python3 scripts/bench_resampling.py [--timing] [FOLDER...]
 
 FOLDERs default to ../shared/corpus/photos and the mixed set of scripts/bench (all its camera
 photos and its renders). Needs pyvips (scripts/bench installs it).
@@ -19,62 +34,141 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 
 spec = importlib.util.spec_from_file_location("bench", os.path.join(os.path.dirname(__file__), "bench.py"))
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 
+FULL = ("full", 2560, 85)
 THUMBNAILS = [("small_thumb", 160, 80), ("large_thumb", 640, 82)]
+DECODES = [
+    # (label, how): the full-size picture, made from the file
+    ("one factor for both sides (revision 2)", "one-factor"),
+    ("exact size, a factor per side (revision 3)", "exact"),
+    ("exact size, horizontal pass transposed", "exact-transposed"),
+]
 CANDIDATES = [
-    # (label, kernel, gap, chain)
-    ("triangle alone, chain (revision 1)", "linear", 0.0, True),
-    ("Lanczos3 after a box shrink (gap 2), each from full", "lanczos3", 2.0, False),
-    ("Lanczos3 after a box shrink (gap 2), chain", "lanczos3", 2.0, True),
-    ("Lanczos3 alone, each from full", "lanczos3", 0.0, False),
-    ("Lanczos3 alone, chain (revision 2)", "lanczos3", 0.0, True),
-    ("Lanczos2 alone, chain", "lanczos2", 0.0, True),
-    ("Catmull-Rom (cubic) alone, chain", "cubic", 0.0, True),
-    ("Mitchell alone, chain", "mitchell", 0.0, True),
+    # (label, kernel, gap, chain, transposed); all but the second decode start from the exact-size
+    # decode
+    ("triangle alone, chain (revision 1)", "linear", 0.0, True, False),
+    ("Lanczos3 after a box shrink (gap 2), each from full", "lanczos3", 2.0, False, False),
+    ("Lanczos3 after a box shrink (gap 2), chain", "lanczos3", 2.0, True, False),
+    ("Lanczos3 alone, each from full", "lanczos3", 0.0, False, False),
+    ("Lanczos3 alone, chain (revisions 2 and 3)", "lanczos3", 0.0, True, False),
+    ("Lanczos3 alone, chain, horizontal passes transposed", "lanczos3", 0.0, True, True),
+    ("large_thumb decoded again (shrink-on-load, Lanczos3), small_thumb from it", "lanczos3", 0.0, "decode", False),
+    ("Lanczos2 alone, chain", "lanczos2", 0.0, True, False),
+    ("Catmull-Rom (cubic) alone, chain", "cubic", 0.0, True, False),
+    ("Mitchell alone, chain", "mitchell", 0.0, True, False),
 ]
 
 
-def resized(image, size, kernel, gap):
+def resized(image, size, kernel, gap, transposed=False):
+    """libvips' resize to exactly `size`; `transposed` makes the horizontal pass with the
+    vertical reduce on the picture turned a quarter (libvips 8.14 vectorises only that one)."""
     if (image.width, image.height) == size:
         return image
-    return image.resize(size[0] / image.width, vscale=size[1] / image.height, kernel=kernel, gap=gap)
+    if not transposed:
+        return image.resize(size[0] / image.width, vscale=size[1] / image.height, kernel=kernel, gap=gap)
+    if size[1] != image.height:
+        image = image.reducev(image.height / size[1], kernel=kernel, gap=gap).copy_memory()
+    if size[0] != image.width:
+        turned = image.rot90().copy_memory()
+        image = turned.reducev(turned.height / size[0], kernel=kernel, gap=gap).copy_memory().rot270()
+    return image
+
+
+def decoded(path, how, planned, profile):
+    """The full-size picture as a candidate decode makes it: 8-bit sRGB (or gray), in memory."""
+    import pyvips
+    if how == "one-factor":
+        picture = pyvips.Image.thumbnail(path, planned[0], height=planned[1], size="down", **profile)
+        picture = picture.colourspace("b-w" if picture.bands < 3 else "srgb").copy_memory()
+        if (picture.width, picture.height) != planned:
+            picture = resized(picture, planned, "lanczos3", 2.0).copy_memory()
+        return picture
+    if how == "exact":
+        picture = pyvips.Image.thumbnail(path, planned[0], height=planned[1], size="force", **profile)
+        return picture.colourspace("b-w" if picture.bands < 3 else "srgb").copy_memory()
+    # exact-transposed: libvips' thumbnail's steps (shrink-on-load leaving a factor of two or
+    # more, upright, the profile to sRGB), with the reduce made by resized(transposed=True).
+    upright = pyvips.Image.new_from_file(path).autorot()
+    factor = min(upright.width / planned[0], upright.height / planned[1])
+    shrink = 8 if factor >= 16 else 4 if factor >= 8 else 2 if factor >= 4 else 1
+    if shrink > 1 and path.lower().endswith((".jpg", ".jpeg")):
+        upright = pyvips.Image.new_from_file(path, shrink=shrink).autorot()
+    if profile and upright.get_typeof("icc-profile-data"):
+        upright = upright.icc_transform("srgb", embedded=True)
+    picture = upright.colourspace("b-w" if upright.bands < 3 else "srgb").cast("uchar").copy_memory()
+    return resized(picture, planned, "lanczos3", 2.0, transposed=True).copy_memory()
+
+
+def score(picture, reference, quality, size):
+    import pyvips
+    saved = picture.cast("uchar").jpegsave_buffer(Q=quality, strip=True, optimize_coding=True)
+    made = bench.luma(pyvips.Image.new_from_buffer(saved, "")).copy_memory()
+    if (made.width, made.height) != size:
+        made = resized(made, size, "lanczos3", 0.0)
+    mean_square = ((reference - made) ** 2).avg()
+    psnr = 99.0 if mean_square == 0 else 10 * math.log10(255 * 255 / mean_square)
+    return psnr, bench.ssim(made, reference)
+
+
+def best_ms(make, runs=3):
+    best = math.inf
+    for _ in range(runs):
+        started = time.process_time()
+        make().copy_memory()
+        best = min(best, time.process_time() - started)
+    return best * 1000
 
 
 def scores_of(path):
     import pyvips
+    pyvips.cache_set_max(0)
     full = bench.upright_srgb(path)
     profile = {"export_profile": "srgb"} if pyvips.Image.new_from_file(path).get_typeof("icc-profile-data") else {}
-    planned = bench.fitted(full.width, full.height, 2560)
-    decoded = pyvips.Image.thumbnail(path, 2560, height=2560, size="down", **profile)
-    decoded = decoded.colourspace("b-w" if decoded.bands < 3 else "srgb").copy_memory()
-    if (decoded.width, decoded.height) != planned:
-        decoded = resized(decoded, planned, "lanczos3", 2.0).copy_memory()
-    large_size = bench.fitted(full.width, full.height, 640)
-    found = {}
+    planned = bench.fitted(full.width, full.height, FULL[1])
+    found, times = {}, {}
+    reference = bench.luma(resized(full, planned, "lanczos3", 0.0).cast("uchar")).copy_memory()
+    pictures = {label: decoded(path, how, planned, profile) for label, how in DECODES}
+    pictures["vipsthumbnail"] = pyvips.Image.thumbnail(path, FULL[1], height=FULL[1], size="down", **profile)
+    for label, picture in pictures.items():
+        found[(FULL[0], label)] = score(picture, reference, FULL[2], planned)
+    if TIMING:
+        times["full decode alone"] = best_ms(lambda: pyvips.Image.new_from_file(path))
+        for label, how in DECODES:
+            times[label] = best_ms(lambda: decoded(path, how, planned, profile))
+    start = pictures["exact size, a factor per side (revision 3)"]
+    large_size = bench.fitted(full.width, full.height, THUMBNAILS[1][1])
     for variant, box, quality in THUMBNAILS:
         size = bench.fitted(full.width, full.height, box)
         reference = bench.luma(resized(full, size, "lanczos3", 0.0).cast("uchar")).copy_memory()
         pictures = {"vipsthumbnail": pyvips.Image.thumbnail(path, box, height=box, size="down", **profile)}
-        for label, kernel, gap, chain in CANDIDATES:
-            start = resized(decoded, large_size, kernel, gap).copy_memory() if chain else decoded
-            pictures[label] = resized(start, size, kernel, gap)
+        for label, kernel, gap, chain, transposed in CANDIDATES:
+            def make(kernel=kernel, gap=gap, chain=chain, transposed=transposed):
+                if chain == "decode":
+                    large = pyvips.Image.thumbnail(
+                        path, large_size[0], height=large_size[1], size="force", **profile).copy_memory()
+                else:
+                    large = resized(start, large_size, kernel, gap, transposed).copy_memory() if chain else start
+                return resized(large, size, kernel, gap, transposed)
+            pictures[label] = make()
+            if TIMING:
+                times[label] = times.get(label, 0) + best_ms(make)
         for label, picture in pictures.items():
-            saved = picture.cast("uchar").jpegsave_buffer(Q=quality, strip=True, optimize_coding=True)
-            made = bench.luma(pyvips.Image.new_from_buffer(saved, "")).copy_memory()
-            if (made.width, made.height) != size:
-                made = resized(made, size, "lanczos3", 0.0)
-            mean_square = ((reference - made) ** 2).avg()
-            psnr = 99.0 if mean_square == 0 else 10 * math.log10(255 * 255 / mean_square)
-            found[(variant, label)] = (psnr, bench.ssim(made, reference))
-    return os.path.basename(path), found
+            found[(variant, label)] = score(picture, reference, quality, size)
+    return os.path.basename(path), found, times
+
+
+TIMING = "--timing" in sys.argv
 
 
 def main():
-    folders = sys.argv[1:]
+    if TIMING:
+        os.environ["VIPS_CONCURRENCY"] = "1"
+    folders = [a for a in sys.argv[1:] if a != "--timing"]
     work = tempfile.mkdtemp(prefix="ladder-resampling-")
     try:
         measure(folders, work)
@@ -82,27 +176,47 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def table(results, variants, labels, best=False):
+    """Medians per candidate and variant, the image furthest below vipsthumbnail and, with
+    `best`, the one furthest above it."""
+    extra = " | best" if best else ""
+    print("| candidate | " + " | ".join(f"{v} | worst{extra}" for v in variants) + " |")
+    print("|---|" + ("---|---|---|" if best else "---|---|") * len(variants))
+    for label in labels:
+        cells = []
+        for variant in variants:
+            psnr = statistics.median(r[(variant, label)][0] for r in results.values())
+            ssim = statistics.median(r[(variant, label)][1] for r in results.values())
+            cells.append(f"{psnr:.2f} / {ssim:.4f}")
+            ends = [min] + ([max] if best else [])
+            for end in ends:
+                image = end(results, key=lambda s: results[s][(variant, label)][0] - results[s][(variant, "vipsthumbnail")][0])
+                gap = results[image][(variant, label)][0] - results[image][(variant, "vipsthumbnail")][0]
+                cells.append("—" if label == "vipsthumbnail" else f"{gap:+.2f} dB ({image})")
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
 def measure(folders, work):
     import multiprocessing
     if not folders:
         folders = ["../shared/corpus/photos", bench.mixed_set(work, "../shared/corpus", len(bench.MIXED_CAMERA_PHOTOS))]
-    labels = ["vipsthumbnail"] + [c[0] for c in CANDIDATES]
     for folder in folders:
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(bench.IMAGE_SUFFIXES))
-        with multiprocessing.Pool(os.cpu_count()) as pool:
-            results = dict(pool.map(scores_of, files))
+        # Timing runs one image at a time, so that the images do not compete for the cores.
+        # Fresh processes (spawn): libvips' threads, started here by the mixed set's renders, do
+        # not survive a fork.
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(1 if TIMING else os.cpu_count()) as pool:
+            measured = pool.map(scores_of, files)
+        results = {name: found for name, found, _ in measured}
         print(f"\n{folder}: {len(files)} images; median PSNR dB / SSIM after JPEG encoding, worst image vs vipsthumbnail\n")
-        print("| candidate | " + " | ".join(f"{v} | worst" for v, _, _ in THUMBNAILS) + " |")
-        print("|---|" + "---|---|" * len(THUMBNAILS))
-        for label in labels:
-            cells = []
-            for variant, _, _ in THUMBNAILS:
-                psnr = statistics.median(r[(variant, label)][0] for r in results.values())
-                ssim = statistics.median(r[(variant, label)][1] for r in results.values())
-                worst = min(results, key=lambda s: results[s][(variant, label)][0] - results[s][(variant, "vipsthumbnail")][0])
-                gap = results[worst][(variant, label)][0] - results[worst][(variant, "vipsthumbnail")][0]
-                cells += [f"{psnr:.2f} / {ssim:.4f}", "—" if label == "vipsthumbnail" else f"{gap:+.2f} dB ({worst})"]
-            print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+        table(results, [FULL[0]], ["vipsthumbnail"] + [d[0] for d in DECODES], best=True)
+        print()
+        table(results, [v for v, _, _ in THUMBNAILS], ["vipsthumbnail"] + [c[0] for c in CANDIDATES])
+        if TIMING:
+            print(f"\nCPU ms summed over the {len(files)} images (one thread, best of 3 per image):\n")
+            for label in measured[0][2]:
+                print(f"| {label} | {sum(t[label] for _, _, t in measured):.0f} |")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ struct ladder_replay {
     size_t skip_to;
     int max_scans;
     int luma_only;
+    int scale_eighths;
     int started;
     int finish_pending;
     int failed;
@@ -86,18 +87,24 @@ static void replay_emit_message(j_common_ptr cinfo, int level) {
 /* YCbCr out, so that quality is measured on the decoder's own luma, which chroma scans leave
    untouched (luma recomputed from clamped RGB would move with them); only Y when that is all the
    caller needs: libjpeg then skips the chroma components' IDCT and upsampling. */
-static void choose_output(struct jpeg_decompress_struct *cinfo, int luma_only) {
+/* `output`: LADDER_OUTPUT_STORED, LADDER_OUTPUT_LUMA or LADDER_OUTPUT_RGB (see CLadder.h). */
+static void choose_output(struct jpeg_decompress_struct *cinfo, int output) {
     if (cinfo->num_components == 1) cinfo->out_color_space = JCS_GRAYSCALE;
-    else if (cinfo->jpeg_color_space == JCS_YCbCr) cinfo->out_color_space = luma_only ? JCS_GRAYSCALE : JCS_YCbCr;
+    else if (cinfo->jpeg_color_space == JCS_YCbCr)
+        cinfo->out_color_space = output == LADDER_OUTPUT_LUMA ? JCS_GRAYSCALE
+                                 : output == LADDER_OUTPUT_RGB ? JCS_RGB
+                                                               : JCS_YCbCr;
 }
 
-ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int luma_only) {
+ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int luma_only,
+                                 int scale_eighths) {
     ladder_replay *replay = calloc(1, sizeof(ladder_replay));
     if (!replay) return NULL;
     replay->data = data;
     replay->length = length;
     replay->max_scans = max_scans;
     replay->luma_only = luma_only;
+    replay->scale_eighths = scale_eighths < 1 ? 1 : scale_eighths > 8 ? 8 : scale_eighths;
     replay->cinfo.err = ladder_jpeg_error_init(&replay->error);
     replay->error.manager.emit_message = replay_emit_message;
     if (setjmp(replay->error.jump)) {
@@ -165,7 +172,9 @@ int ladder_replay_advance(ladder_replay *replay, size_t available, ladder_replay
         cinfo->buffered_image = TRUE;
         cinfo->do_block_smoothing = TRUE;
         cinfo->dct_method = JDCT_ISLOW;
-        choose_output(cinfo, replay->luma_only);
+        choose_output(cinfo, replay->luma_only ? LADDER_OUTPUT_LUMA : LADDER_OUTPUT_STORED);
+        cinfo->scale_num = (unsigned int)replay->scale_eighths;
+        cinfo->scale_denom = 8;
         jpeg_start_decompress(cinfo); /* never suspends in buffered-image mode */
         replay->started = 1;
         replay->state.width = (int)cinfo->output_width;
@@ -243,7 +252,7 @@ int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char *
                                  message_capacity);
 }
 
-int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only, unsigned char **pixels,
+int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int output, unsigned char **pixels,
                           int *width, int *height, int *components, int *color_space, char *message,
                           size_t message_capacity) {
     struct jpeg_decompress_struct cinfo;
@@ -261,7 +270,7 @@ int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_onl
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
     cinfo.dct_method = JDCT_ISLOW;
-    choose_output(&cinfo, luma_only);
+    choose_output(&cinfo, output);
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
     buffer = malloc(stride * cinfo.output_height);

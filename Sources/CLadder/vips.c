@@ -9,15 +9,15 @@ VipsImage *ladder_vips_image_new_from_buffer(const void *buffer, size_t length, 
 }
 
 int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage **out, int width,
-                                 int height, const char *load_options, const char *export_profile,
-                                 VipsFailOn fail_on) {
+                                 int height, VipsSize size, const char *load_options,
+                                 const char *export_profile, VipsFailOn fail_on) {
     /* vips_thumbnail_buffer() takes a non-const pointer but never writes through it. */
     void *data = (void *)buffer;
     if (export_profile)
-        return vips_thumbnail_buffer(data, length, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+        return vips_thumbnail_buffer(data, length, out, width, "height", height, "size", size,
                                      "option_string", load_options, "export_profile", export_profile,
                                      "fail_on", fail_on, NULL);
-    return vips_thumbnail_buffer(data, length, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+    return vips_thumbnail_buffer(data, length, out, width, "height", height, "size", size,
                                  "option_string", load_options, "fail_on", fail_on, NULL);
 }
 

@@ -16,13 +16,10 @@ public struct Rendering: Sendable {
         self.workers = workers
     }
 
-    /// The worker pool for `jobs` sources at once, to shut down when done. The workers start at
-    /// once, so that their start-up overlaps with finding and hashing sources.
+    /// The worker pool for `jobs` sources at once, to shut down when done. No worker starts
+    /// until the build or check sees work for it (`WorkerPool.prepare()`).
     func workerPool(limits: DecodeLimits, jobs: Int) -> WorkerPool {
-        let pool = WorkerPool(
-            settings: WorkerPool.Settings(for: limits, executable: executable, workers: workers ?? jobs))
-        pool.prepare()
-        return pool
+        WorkerPool(settings: WorkerPool.Settings(for: limits, executable: executable, workers: workers ?? jobs))
     }
 
     /// Worker processes started from the running executable, one per job.

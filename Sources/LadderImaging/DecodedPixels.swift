@@ -39,8 +39,9 @@ public struct DecodedPixels: Sendable, Equatable {
 
     /// Decodes a whole JPEG in one pass with libjpeg-turbo: what a viewer given the complete
     /// file shows (Wraps jpeg_read_scanlines() over the whole image). With `lumaOnly`, a YCbCr
-    /// file decodes to its Y plane alone (grayscale pixels), at about half the cost.
-    public init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false) throws(ImagingError) {
+    /// file decodes to its Y plane alone (grayscale pixels), at about half the cost; with
+    /// `rgb`, to RGB, converted by libjpeg.
+    public init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false, rgb: Bool = false) throws(ImagingError) {
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0
         var height: Int32 = 0
@@ -49,7 +50,9 @@ public struct DecodedPixels: Sendable, Equatable {
         var message = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { buffer in
             ladder_jpeg_decode_as(
-                buffer.baseAddress!, buffer.count, lumaOnly ? 1 : 0, &pixels, &width, &height, &components,
+                buffer.baseAddress!, buffer.count,
+                Int32(lumaOnly ? LADDER_OUTPUT_LUMA : rgb ? LADDER_OUTPUT_RGB : LADDER_OUTPUT_STORED),
+                &pixels, &width, &height, &components,
                 &colorSpace, &message, message.count)
         }
         guard status == 0, let pixels else {
@@ -204,7 +207,6 @@ extension Image {
 private func clampToByte(_ value: Double) -> UInt8 {
     UInt8(max(0, min(255, value.rounded())))
 }
-
 
 func cString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

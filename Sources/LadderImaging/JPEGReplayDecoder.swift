@@ -5,7 +5,8 @@ internal import CLadder
 ///
 /// Not `Sendable`: one replay belongs to the function that runs it.
 public final class JPEGReplayDecoder {
-    /// Where the decoder stands after `advance(to:)`.
+    /// Where the decoder stands after `advance(to:)`. `width` and `height` are those of the pictures
+    /// it renders.
     public struct State: Sendable, Equatable {
         public var headerReady: Bool
         public var width: Int
@@ -35,17 +36,31 @@ public final class JPEGReplayDecoder {
     /// Prepares to replay `bytes`; a file that starts more than `maximumScans` scans is refused
     /// when it does, before those scans are decoded. With `lumaOnly`, a YCbCr file renders as
     /// its Y plane alone (grayscale pixels), which costs libjpeg about half as much; other color
-    /// spaces render whole.
-    public init(_ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false) throws(ImagingError) {
+    /// spaces render whole. With `scaleEighths` below 8, pictures render at that many eighths of
+    /// the file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
+    /// measuring.
+    public init(_ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, scaleEighths: Int = 8)
+        throws(ImagingError)
+    {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
         _ = copy.initialize(from: bytes)
-        guard let handle = ladder_replay_new(copy.baseAddress!, bytes.count, Int32(maximumScans), lumaOnly ? 1 : 0)
+        guard
+            let handle = ladder_replay_new(
+                copy.baseAddress!, bytes.count, Int32(maximumScans), lumaOnly ? 1 : 0,
+                Int32(min(8, max(1, scaleEighths))))
         else {
             copy.deallocate()
             throw ImagingError(operation: "start a replay", path: nil, reason: "out of memory")
         }
         self.bytes = UnsafeMutableBufferPointer(start: copy.baseAddress, count: bytes.count)
         self.handle = handle
+    }
+
+    /// The largest scale in eighths (1 to 8) at which libjpeg renders a `width` x `height`
+    /// picture with its long side at most `side` pixels; 1 when even an eighth is larger.
+    public static func scaleEighths(fitting side: Int, width: Int, height: Int) -> Int {
+        let long = max(width, height)
+        return (1...8).last { (long * $0 + 7) / 8 <= side } ?? 1
     }
 
     deinit {

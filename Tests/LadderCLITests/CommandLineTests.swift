@@ -22,6 +22,32 @@ struct CommandLineTests {
         #expect(errors.error.contains("cannot write the results to standard output: No space left on device"))
     }
 
+    @Test("a build with nothing to make starts no render worker")
+    func noOpBuildStartsNoWorker() throws {
+        let real = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.gradientJPEG(width: 300, height: 200), to: "photos/a.jpg")
+        // The stat cache distrusts a file changed within 2 s of the scan that recorded it.
+        Thread.sleep(forTimeInterval: 2.2)
+        try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        // Workers started from this script leave a line in `starts` each.
+        let starts = folder.path("starts")
+        try folder.write("#!/bin/sh\necho started >> '\(starts)'\nexec '\(real)' \"$@\"\n", to: "worker")
+        #expect(chmod(folder.path("worker"), 0o755) == 0)
+        let rendering = Rendering(executable: folder.path("worker"), workers: 1)
+        func build() -> ExitCode {
+            Ladder.run(
+                arguments: ["ladder", "build", "--quiet", "--config", folder.path("pipeline.json")],
+                console: RecordingConsole().console, rendering: rendering)
+        }
+        #expect(build() == .success)
+        #expect(folder.exists("starts"), "the first build rendered in a worker")
+        try FileManager.default.removeItem(atPath: starts)
+        #expect(build() == .success)
+        #expect(!folder.exists("starts"), "the no-op build started a worker")
+    }
+
     @Test("--help lists the commands and exits 0")
     func help() {
         let result = runLadder(["--help"])

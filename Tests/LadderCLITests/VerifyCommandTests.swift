@@ -120,6 +120,16 @@ struct VerifyCommandTests {
             #expect(!source.hasPrefix("/"), "relative links, so the page opens from disk")
         }
         #expect(html.contains("4g: 9 Mbit/s, 170 ms round trip"))
+        // A thumbnail's picture is the variant file an app downloads, byte for byte.
+        let variants = try FileManager.default.subpathsOfDirectory(atPath: folder.path("build/variants"))
+            .filter { $0.hasSuffix(".jpg") }
+            .map { try Data(contentsOf: URL(fileURLWithPath: folder.path("build/variants/" + $0))) }
+        let thumbnails = sources.filter { $0.hasSuffix("_thumb.jpg") }
+        #expect(thumbnails.count == 4)
+        for thumbnail in thumbnails {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: frames + "/" + thumbnail))
+            #expect(variants.contains(bytes), "\(thumbnail) is a copy of its variant")
+        }
     }
 
     @Test("an unknown profile is a usage error")

@@ -36,20 +36,27 @@ struct ReplayTests {
         #expect(try #require(report.firstShownAt) % 4096 == 0)
     }
 
-    @Test("measuring luma only gives the same scans and qualities as rendering whole pictures")
-    func lumaOnlyMatchesColor() throws {
+    @Test("frames come in colour at the largest eighth within the side asked for, and change no measure")
+    func framesLeaveMeasures() throws {
         let jpeg = try Self.fiveScanJPEG(width: 640, height: 424)
         let replay = ProgressiveReplay(options: .init(chunkBytes: 8192, expectedScans: 5))
         var frames: [Int] = []
-        let color = replay.replay(jpeg, path: "c.jpg") { scan, pixels in
+        var sizes: [[Int]] = []
+        let withFrames = replay.replay(jpeg, path: "c.jpg", frameSide: 250) { scan, pixels in
             #expect(pixels.components == 3)
             frames.append(scan)
+            sizes.append([pixels.width, pixels.height])
         }
-        let luma = replay.replay(jpeg, path: "c.jpg")
+        var fullSize: [[Int]] = []
+        _ = replay.replay(jpeg, path: "c.jpg") { _, pixels in fullSize.append([pixels.width, pixels.height]) }
+        let without = replay.replay(jpeg, path: "c.jpg")
         #expect(frames == [1, 2, 3, 4, 5])
-        #expect(luma.scans == color.scans)
-        #expect(luma.matchesOneShotDecode && color.matchesOneShotDecode)
-        #expect(luma.problems.isEmpty && color.problems.isEmpty)
+        // 3/8 of 640 x 424; 4/8 would be 320 px wide.
+        #expect(sizes == Array(repeating: [240, 159], count: 5))
+        #expect(fullSize == Array(repeating: [640, 424], count: 5))
+        #expect(without.scans == withFrames.scans)
+        #expect(without.matchesOneShotDecode && withFrames.matchesOneShotDecode)
+        #expect(without.problems.isEmpty && withFrames.problems.isEmpty)
     }
 
     @Test("quality over the download: the mean over the bytes of what is on screen, 0 before the first picture")

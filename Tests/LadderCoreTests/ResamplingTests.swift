@@ -77,16 +77,33 @@ struct ResamplingTests {
         return result
     }
 
-    @Test("thumbnails of a zone plate are within 0.005 SSIM of libvips' Lanczos3 from the full picture")
-    func zonePlateMatchesReference() throws {
-        // Larger than the full-size box, so that every variant is resized.
-        let source = try Self.zonePlate(width: 3200, height: 2400)
-        let scores = try Self.scores(renderer: VariantRenderer(), source: source)
+    /// Renders `source` and expects every variant within `tolerance(name)` SSIM of the reference
+    /// saved alike.
+    static func expectMatchesReference(_ source: Image, tolerance: (String) -> Double) throws {
+        let scores = try scores(renderer: VariantRenderer(), source: source)
         #expect(scores.map(\.name).sorted() == ["full", "large_thumb", "small_thumb"])
         for score in scores {
             #expect(
-                score.rendered >= score.reference - 0.005,
+                score.rendered >= score.reference - tolerance(score.name),
                 "\(score.name): SSIM \(score.rendered), the reference saved alike scores \(score.reference)")
+        }
+    }
+
+    @Test("thumbnails of a zone plate are within 0.005 SSIM of libvips' Lanczos3 from the full picture")
+    func zonePlateMatchesReference() throws {
+        // Larger than the full-size box, so that every variant is resized.
+        try Self.expectMatchesReference(try Self.zonePlate(width: 3200, height: 2400)) { _ in 0.005 }
+    }
+
+    @Test("when the source's sides do not scale by the same factor to whole pixels, every variant still matches the reference")
+    func unevenAspectMatchesReference() throws {
+        // 3064 x 2379 fits 2560 x 1988, 0.27 of a row more than the width's factor gives: a decode
+        // that scales both sides by one factor and rounds is a quarter pixel off at the bottom,
+        // which the zone plate's fine rings turn into a visible loss. The full-size variant is
+        // decoded straight to its size, so it must score as the reference itself does; the
+        // thumbnails, made in a chain, within 0.005 as for any source.
+        try Self.expectMatchesReference(try Self.zonePlate(width: 3064, height: 2379)) { name in
+            name == "full" ? 0.002 : 0.005
         }
     }
 

@@ -19,6 +19,9 @@ struct PictureConversionTests {
             let converted = yCbCr.displayable()
             #expect(converted.colorModel == .rgb && converted.components == 3)
             #expect(converted.samples == libjpeg.samples, "\(width)x\(height) \(options)")
+            // Asked for RGB, libjpeg converts while decoding: the same samples.
+            let direct = try DecodedPixels(decodingJPEG: jpeg, rgb: true)
+            #expect(direct.colorModel == .rgb && direct.samples == libjpeg.samples, "\(width)x\(height) \(options)")
         }
     }
 

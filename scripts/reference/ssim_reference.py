@@ -70,6 +70,8 @@ CASES = [
     ("flat against noise", 33, 21, lambda w, h: flat(w, h, 128), lambda w, h: noisy(flat(w, h, 128), 30)),
     ("one window", 11, 11, lambda w, h: noisy(texture(w, h), 40), texture),
     ("wide noisy texture", 300, 17, lambda w, h: noisy(texture(w, h), 12), texture),
+    # Large enough (over 2^20 windows) to be measured in row bands on a machine with 2 or more cores.
+    ("large noisy texture", 1500, 1400, lambda w, h: noisy(texture(w, h), 12), texture),
 ]
 
 

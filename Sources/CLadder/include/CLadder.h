@@ -31,10 +31,12 @@ VipsImage *_Nullable ladder_vips_image_new_from_buffer(const void *buffer, size_
                                                         const char *options);
 
 /// Wraps the variadic vips_thumbnail_buffer(): decode with shrink-on-load, convert to the
-/// processing space (and to `export_profile` when given), fit inside width x height without
-/// upscaling, and apply the EXIF orientation. `load_options` is passed to the loader.
+/// processing space (and to `export_profile` when given), apply the EXIF orientation, and resize
+/// with `size`: VIPS_SIZE_DOWN fits inside width x height without upscaling (one factor for both
+/// sides), VIPS_SIZE_FORCE makes exactly width x height (a factor per side). `load_options` is
+/// passed to the loader.
 int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage *_Nullable *_Nonnull out,
-                                 int width, int height, const char *load_options,
+                                 int width, int height, VipsSize size, const char *load_options,
                                  const char *_Nullable export_profile, VipsFailOn fail_on);
 
 // MARK: - libvips processing
@@ -173,9 +175,10 @@ typedef struct ladder_replay_state {
 /// Starts a replay of `length` bytes at `data`, which the caller keeps until the replay is freed.
 /// A file that announces more than `max_scans` scans fails when it does, before decoding them.
 /// With `luma_only`, YCbCr files are rendered as their Y plane alone (1 component), which spares
-/// libjpeg the chroma components' IDCT and upsampling.
+/// libjpeg the chroma components' IDCT and upsampling. Pictures are rendered at `scale_eighths`/8
+/// of the file's size (1 to 8; libjpeg scales in its IDCT, which then costs less).
 ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans,
-                                           int luma_only);
+                                           int luma_only, int scale_eighths);
 
 /// Makes the first `available` bytes visible and lets libjpeg absorb what it can. Returns 0, or
 /// -1 with libjpeg's message (the replay is then finished).
@@ -225,8 +228,13 @@ typedef struct ladder_jpeg_read_result {
 int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_read_result *result);
 
-/// `ladder_jpeg_decode`, with `luma_only` as in `ladder_replay_new`.
-int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int luma_only,
+/// What `ladder_jpeg_decode_as` gives of a YCbCr file: its samples as stored, its Y plane alone
+/// (as `luma_only` in `ladder_replay_new`), or RGB converted by libjpeg. Other files decode as
+/// stored (grayscale to one component).
+enum { LADDER_OUTPUT_STORED = 0, LADDER_OUTPUT_LUMA = 1, LADDER_OUTPUT_RGB = 2 };
+
+/// `ladder_jpeg_decode`, with `output` one of the values above.
+int ladder_jpeg_decode_as(const unsigned char *data, size_t length, int output,
                           unsigned char *_Nullable *_Nonnull pixels, int *width, int *height, int *components,
                           int *color_space, char *message, size_t message_capacity);
 

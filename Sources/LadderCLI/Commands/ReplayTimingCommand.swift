@@ -32,6 +32,9 @@ struct ReplayTimingCommand: LadderCommand {
         var downloadQualitySeconds: Double
         var ssimSeconds: Double
         var replayToDecode: Double
+        /// The SSIM timed: the file's luma against itself with every 7th byte's bit 4 flipped,
+        /// for checking against another implementation.
+        var ssim: Double
     }
 
     func run(_ context: CommandContext) -> ExitCode {
@@ -52,19 +55,21 @@ struct ReplayTimingCommand: LadderCommand {
                 var replay: [Double] = []
                 var scoring: [Double] = []
                 var ssim: [Double] = []
+                var value = 0.0
                 for _ in 0..<rounds {
                     decode.append(try seconds { _ = try DecodedPixels(decodingJPEG: bytes) })
                     replay.append(seconds { _ = ProgressiveReplay().replay(bytes, path: file) })
                     scoring.append(try seconds { _ = try DownloadQuality(measuring: bytes) })
                     ssim.append(
                         seconds {
-                            _ = ImageQuality.ssim(damaged, reference: luma.samples, width: luma.width, height: luma.height)
+                            value = ImageQuality.ssim(
+                                damaged, reference: luma.samples, width: luma.width, height: luma.height)
                         })
                 }
                 let line = TimingLine(
                     file: file, pixels: luma.width * luma.height, rounds: rounds, decodeSeconds: median(decode),
                     replaySeconds: median(replay), downloadQualitySeconds: median(scoring), ssimSeconds: median(ssim),
-                    replayToDecode: median(zip(replay, decode).map { $0 / $1 }))
+                    replayToDecode: median(zip(replay, decode).map { $0 / $1 }), ssim: value)
                 context.console.write(encodeJSONLine(line))
             }
             return .success

@@ -90,6 +90,9 @@ public final class Builder: Sendable {
         let files = walk.files
         observer?.buildStarted(total: files.count)
         let oldCache = store.statCache()
+        // A source the stat cache does not vouch for is likely to be rendered: start the workers
+        // now, so that their start-up overlaps with hashing. A no-op build starts none.
+        if files.contains(where: { oldCache.sha1(for: $0) == nil }) { workers.prepare() }
         let hashes = SourceHashing(
             files, cache: oldCache, limit: configuration.limits.maxFileBytes, width: options.jobs * 2)
 

@@ -5,7 +5,7 @@ public import LadderImaging
 /// differs from the current one is made again; one that matches is kept.
 public enum RecipeFingerprint {
     /// Bumped whenever ladder changes how it renders, so that old variants are made again.
-    public static let rendererRevision = 2
+    public static let rendererRevision = 3
 
     /// A SHA1 over a canonical description of the recipe.
     ///

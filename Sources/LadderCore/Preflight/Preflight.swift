@@ -59,6 +59,7 @@ public struct Preflight: Sendable {
         let settings = RenderSettings(
             background: configuration.background, keep: configuration.metadata.keep, limits: configuration.limits)
         let results = Mutex<[String: (sha1: String?, findings: [Finding])]>([:])
+        if !files.isEmpty { workers.prepare() }
         observer?.buildStarted(total: files.count)
         ParallelRunner.run(count: files.count, width: max(1, jobs) * 2) { index in
             let file = files[index]

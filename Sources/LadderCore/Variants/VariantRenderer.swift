@@ -8,15 +8,17 @@ public protocol SourceRendering: Sendable {
     ) throws(RenderFailure) -> RenderedSource
 }
 
-/// Renders in this process with libvips and libjpeg-turbo: one decode per source, at the scale
-/// the largest requested variant needs (libvips shrinks JPEGs on load and reduces the rest with
-/// its default Lanczos3); each smaller variant is resized from the smallest picture already made
-/// that covers it, with `resampling` (Lanczos3 over the whole reduction, no box shrink).
+/// Renders in this process with libvips and libjpeg-turbo: one decode per source, to exactly the
+/// size the largest requested variant needs (libvips shrinks JPEGs on load and reduces the rest
+/// with its default Lanczos3, each side by its own factor); each smaller variant is resized from
+/// the smallest picture already made that covers it, with `resampling` (Lanczos3 over the whole
+/// reduction, no box shrink).
 ///
 /// The choice was measured (docs/BENCHMARKS.md): against a reference made from the full decode
 /// with Lanczos3 to the exact size, these thumbnails score at least vipsthumbnail's PSNR and
-/// SSIM on every image tried, and resizing 2560 -> 640 -> 160 costs a few milliseconds more
-/// than a triangle filter, a few percent of a render.
+/// SSIM on every image tried, and resizing 2560 -> 640 -> 160 costs about 27 ms of CPU per
+/// camera photo more than a triangle filter, some 5 % of a render; the decode's own reduce to the
+/// full size costs more than the decode itself, and no faster way matched its fidelity.
 public struct VariantRenderer: SourceRendering {
     /// How smaller variants are resized from larger pictures. Part of every variant's
     /// fingerprint (`RecipeFingerprint`), so changing it makes existing variants again.
@@ -62,14 +64,12 @@ public struct VariantRenderer: SourceRendering {
             let placeholder: Placeholder
             let isTransparent: Bool
             do {
-                var (picture, transparent) = try Image.decode(
-                    bytes, header: header, fitting: base, background: settings.background,
+                // Exactly the planned size, each side scaled by its own factor (as the reference
+                // resampler does), in the decode's own resize: no second pass to fix the size.
+                let (picture, transparent) = try Image.decode(
+                    bytes, header: header, to: base, background: settings.background,
                     strictness: settings.limits.failOn)
                 isTransparent = transparent
-                if picture.size != base {
-                    // libvips rounds after shrink-on-load; make the size exactly what was planned.
-                    picture = try picture.resized(to: base).inMemory()
-                }
                 var pictures = [picture]
                 for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
                     let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? picture

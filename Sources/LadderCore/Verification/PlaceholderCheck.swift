@@ -47,7 +47,7 @@ struct PlaceholderCheck {
             problem("placeholder-invalid", "image \(source): the averageColor \"\(text)\" is not #rrggbb")
         }
         guard let thumbnail, hash != nil || color != nil,
-            let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes),
+            let pixels = try? DecodedPixels(decodingJPEG: thumbnail.bytes, rgb: true),
             let mean = Self.mean(of: pixels.displayable())
         else { return problems }
 

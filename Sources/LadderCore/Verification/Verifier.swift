@@ -320,16 +320,19 @@ public struct Verifier: Sendable {
         _ full: Rung, ordered: [Rung], key: String, label: String, options replayOptions: ProgressiveReplay.Options
     ) -> ReplayCache.Entry {
         let frames = options.frames
-        // Without a gallery no picture is kept, and the replay may render luma only.
         let collect: ((Int, DecodedPixels) -> Void)? =
             frames.map { frames in
                 { scan, pixels in frames.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels) }
             }
-        let report = ProgressiveReplay(options: replayOptions).replay(full.bytes, path: label, frame: collect)
+        let replayed = ProgressiveReplay(options: replayOptions).replayKeepingFinal(
+            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect)
+        let report = replayed.report
         // The quality of each rung against the final full-size picture, for deciding what an app
-        // would replace with what.
+        // would replace with what: the replay's own one-shot decode, or one of the file as it is
+        // when the replay has none.
         var finalPixels: DecodedPixels?
-        if options.replay { finalPixels = try? DecodedPixels(decodingJPEG: full.bytes) }
+        if options.replay { finalPixels = replayed.final ?? (try? DecodedPixels(decodingJPEG: full.bytes)) }
+        let finalLuma = finalPixels?.luma()
         var timelineRungs: [LadderTimeline.Rung] = []
         for rung in ordered {
             if rung.entry.path == full.entry.path {
@@ -342,10 +345,12 @@ public struct Verifier: Sendable {
                     LadderTimeline.Rung(variant: rung.recipe.name, bytes: rung.bytes.count, paints: paints))
                 break
             }
-            let quality = finalPixels.flatMap { Self.ssim(of: rung.bytes, against: $0) }
-            if let frames, let pixels = try? DecodedPixels(decodingJPEG: rung.bytes) {
-                frames.collect(image: key, variant: rung.recipe.name, scan: nil, pixels: pixels)
+            let quality = finalPixels.flatMap { final in
+                finalLuma.flatMap { Self.ssim(of: rung.bytes, against: $0, width: final.width, height: final.height) }
             }
+            frames?.collect(
+                image: key, variant: rung.recipe.name, file: rung.bytes, width: rung.entry.width,
+                height: rung.entry.height)
             timelineRungs.append(
                 LadderTimeline.Rung(
                     variant: rung.recipe.name, bytes: rung.bytes.count,
@@ -354,13 +359,14 @@ public struct Verifier: Sendable {
         return ReplayCache.Entry(report: report, rungs: timelineRungs)
     }
 
-    /// SSIM of a thumbnail, scaled up to the final picture's size, against the final picture.
-    static func ssim(of thumbnail: [UInt8], against final: DecodedPixels) -> Double? {
+    /// SSIM of a thumbnail, scaled up to the final picture's size, against the final picture's
+    /// luma plane (`width` x `height`).
+    static func ssim(of thumbnail: [UInt8], against final: [UInt8], width: Int, height: Int) -> Double? {
         guard let image = try? Image(decoding: thumbnail),
-            let scaled = try? image.resized(to: PixelSize(width: final.width, height: final.height)).inMemory(),
+            let scaled = try? image.resized(to: PixelSize(width: width, height: height)).inMemory(),
             let pixels = try? scaled.decodedPixels()
         else { return nil }
-        let value = ImageQuality.ssim(pixels.luma(), reference: final.luma(), width: final.width, height: final.height)
+        let value = ImageQuality.ssim(pixels.luma(), reference: final, width: width, height: height)
         return (value * 10_000).rounded() / 10_000
     }
 

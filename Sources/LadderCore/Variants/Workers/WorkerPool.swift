@@ -71,6 +71,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     public let settings: Settings
     let scheduler: Scheduler
     private let requests = Atomic<Int>(0)
+    private let prepared = Atomic<Bool>(false)
 
     /// Sources this pool was asked to render so far.
     public var sourcesRequested: Int { requests.load(ordering: .relaxed) }
@@ -169,9 +170,11 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     }
 
     /// Starts the workers ahead of the first render, so that their start-up (loading libvips,
-    /// in the child processes) overlaps with finding and hashing sources. A worker that fails to
+    /// in the child processes) overlaps with hashing sources. Only the first call starts any;
+    /// without one, each worker starts when a render first needs it. A worker that fails to
     /// start is started again when a source needs it.
     public func prepare() {
+        guard !prepared.exchange(true, ordering: .relaxed) else { return }
         for worker in (0..<settings.workers).compactMap({ _ in try? Worker.start(settings) }) {
             scheduler.park(worker)
         }

@@ -3,8 +3,9 @@ public import LadderImaging
 import Synchronization
 
 /// Writes every picture a replay renders as a JPEG (quality 92, no chroma subsampling: close
-/// enough to the picture that the roughness of early scans shows as it is, and quick to write),
-/// and one HTML page that shows, per image, the
+/// enough to the picture that the roughness of early scans shows as it is, and quick to write;
+/// a baseline rung that needs no scaling is its own variant file, copied), and one HTML page
+/// that shows, per image, the
 /// filmstrip of paints with their byte offsets, times and quality, and the ladder timeline: what
 /// a user sees while the image loads. The page opens from disk, with no server.
 public final class FrameGallery: FrameCollecting, @unchecked Sendable {
@@ -12,7 +13,8 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
 
     /// The folder written to.
     public let directory: String
-    /// Pictures are scaled down to this many pixels on their long side, to keep pages light.
+    /// Pictures larger than this on their long side are scaled down to it, to keep pages light
+    /// (replays render their scans at most this large where an n/8 scale allows it).
     public let maximumSide: Int
     private let frames = Mutex<[String: [Frame]]>([:])
 
@@ -46,6 +48,25 @@ public final class FrameGallery: FrameCollecting, @unchecked Sendable {
             let jpeg = try picture.encoded(as: ".jpg[Q=92,subsample_mode=off,strip]")
             try Directory.create(FilePath.join(directory, folder)).writeAtomically(jpeg, to: FilePath.name(file))
             let frame = Frame(variant: variant, scan: scan, file: file, width: pixels.width, height: pixels.height)
+            frames.withLock { $0[image, default: []].append(frame) }
+        } catch {
+            // A picture that cannot be written leaves a gap in the page, never stops the check.
+        }
+    }
+
+    public func collect(image: String, variant: String, file bytes: [UInt8], width: Int, height: Int) {
+        guard bytes.starts(with: [0xFF, 0xD8, 0xFF]), max(width, height) <= maximumSide else {
+            if let pixels = try? DecodedPixels(decodingJPEG: bytes) {
+                collect(image: image, variant: variant, scan: nil, pixels: pixels)
+            }
+            return
+        }
+        // The variant itself is the picture an app shows: written once, as it is.
+        let folder = Self.folderName(image)
+        let file = "\(folder)/\(variant).jpg"
+        do {
+            try Directory.create(FilePath.join(directory, folder)).writeAtomically(bytes, to: FilePath.name(file))
+            let frame = Frame(variant: variant, scan: nil, file: file, width: width, height: height)
             frames.withLock { $0[image, default: []].append(frame) }
         } catch {
             // A picture that cannot be written leaves a gap in the page, never stops the check.

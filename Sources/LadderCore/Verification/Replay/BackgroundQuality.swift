@@ -1,52 +1,78 @@
 import Dispatch
+import LadderImaging
 import Synchronization
 
-/// Measures SSIM against one reference on a background thread while the caller goes on
-/// decoding, so that a replay's rendering and its measuring overlap on two cores. Pictures
-/// equal to the reference are 1, and a picture equal to one already submitted is measured once.
+/// Decodes a replay's final picture and measures SSIM against it on a background thread while
+/// the caller goes on rendering scans, so that a replay's rendering, its one-shot decode and its
+/// measuring overlap on two cores. The pictures waiting when the thread gets to them are measured
+/// in one pass, which filters the final picture once for all of them (each value is the same as
+/// measured alone). Pictures equal to the final one are 1, and a picture equal to one already
+/// measured is measured once.
 final class BackgroundQuality: Sendable {
-    let reference: [UInt8]
-    let width: Int
-    let height: Int
     private let queue = DispatchQueue(label: "ladder.replay.quality")
     private let group = DispatchGroup()
+    /// The final picture and its luma plane, once decoded; nil when it could not be.
+    private let final = Mutex<(pixels: DecodedPixels, luma: [UInt8])?>(nil)
     private let values = Mutex<[Int: Double]>([:])
-    /// Submitted pictures by index, and which earlier picture each repeats.
-    private let submitted = Mutex<(pictures: [Int: [UInt8]], repeats: [Int: Int])>(([:], [:]))
+    /// Pictures submitted and not yet measured, by index.
+    private let waiting = Mutex<[(index: Int, picture: [UInt8])]>([])
+    /// Measured pictures by index, and which earlier picture each repeats; used on the queue only.
+    private let measured = Mutex<(pictures: [Int: [UInt8]], repeats: [Int: Int])>(([:], [:]))
 
-    init(reference: [UInt8], width: Int, height: Int) {
-        self.reference = reference
-        self.width = width
-        self.height = height
-    }
-
-    /// Queues `picture` (a plane of the reference's size) as number `index`.
-    func submit(_ index: Int, _ picture: [UInt8]) {
-        precondition(picture.count == reference.count, "planes of different sizes")
-        if picture == reference {
-            values.withLock { $0[index] = 1 }
-            return
-        }
-        let earlier = submitted.withLock { state -> Int? in
-            if let earlier = state.pictures.first(where: { $0.value == picture })?.key {
-                state.repeats[index] = earlier
-                return earlier
-            }
-            state.pictures[index] = picture
-            return nil
-        }
-        guard earlier == nil else { return }
+    /// Starts decoding the final picture with `decode`.
+    init(final decode: @escaping @Sendable () -> DecodedPixels?) {
         queue.async(group: group) { [self] in
-            let value = ImageQuality.ssim(picture, reference: reference, width: width, height: height)
-            values.withLock { $0[index] = value }
+            guard let picture = decode() else { return }
+            let luma = picture.luma()
+            final.withLock { $0 = (picture, luma) }
         }
     }
 
-    /// Waits for every measure; the SSIM of each submitted picture by index.
-    func results() -> [Int: Double] {
+    /// Queues `picture` (a luma plane) as number `index`; it is measured once the final picture
+    /// is decoded, and left out when that failed or the sizes differ.
+    func submit(_ index: Int, _ picture: [UInt8]) {
+        waiting.withLock { $0.append((index, picture)) }
+        queue.async(group: group) { [self] in measureWaiting() }
+    }
+
+    /// Measures every picture waiting, in one pass.
+    private func measureWaiting() {
+        let batch = waiting.withLock { pictures in
+            defer { pictures.removeAll() }
+            return pictures
+        }
+        guard !batch.isEmpty, let (pixels, reference) = final.withLock({ $0 }) else { return }
+        var fresh: [(index: Int, picture: [UInt8])] = []
+        for (index, picture) in batch where picture.count == reference.count {
+            if picture == reference {
+                values.withLock { $0[index] = 1 }
+                continue
+            }
+            let earlier = measured.withLock { state -> Int? in
+                if let earlier = state.pictures.first(where: { $0.value == picture })?.key {
+                    state.repeats[index] = earlier
+                    return earlier
+                }
+                state.pictures[index] = picture
+                return nil
+            }
+            if earlier == nil { fresh.append((index, picture)) }
+        }
+        guard !fresh.isEmpty else { return }
+        let ssims = ImageQuality.ssim(
+            fresh.map(\.picture), reference: reference, width: pixels.width, height: pixels.height)
+        values.withLock { values in
+            for (picture, ssim) in zip(fresh, ssims) { values[picture.index] = ssim }
+        }
+    }
+
+    /// Waits for the decode and every measure: the final picture and its luma plane, and the
+    /// SSIM of each measured picture by index.
+    func results() -> (final: DecodedPixels?, luma: [UInt8]?, ssims: [Int: Double]) {
         group.wait()
         var all = values.withLock { $0 }
-        for (index, earlier) in submitted.withLock({ $0.repeats }) { all[index] = all[earlier] }
-        return all
+        for (index, earlier) in measured.withLock({ $0.repeats }) { all[index] = all[earlier] }
+        let decoded = final.withLock { $0 }
+        return (decoded?.pixels, decoded?.luma, all)
     }
 }

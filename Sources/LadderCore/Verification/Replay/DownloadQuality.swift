@@ -97,7 +97,7 @@ public struct DownloadQuality: Sendable, Equatable {
             matchesOneShotDecode: false, problems: [])
         // One chunk: stops only where scans become renderable.
         let rendered = ProgressiveReplay.renderScans(
-            decoder, structure: structure, chunkBytes: Int.max, report: &report, frame: nil)
+            decoder, structure: structure, chunkBytes: Int.max, report: &report, frames: nil)
         if let error = rendered.failure { throw error }
         if decoder.state.warnings > 0 { throw failure("libjpeg warns: \(decoder.lastWarning)") }
         guard let final = rendered.lumas.last, decoder.state.inputComplete else {

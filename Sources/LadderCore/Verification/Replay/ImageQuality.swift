@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// How close a picture is to a reference, on 8-bit luma planes of the same size, rows top to
@@ -102,9 +103,12 @@ public enum ImageQuality {
 ///
 /// The window is separable, so every statistic is a horizontal pass over each input row followed
 /// by a vertical pass over the last 11 filtered rows, which a ring buffer keeps; both passes add
-/// the symmetric taps in pairs before weighting them. Values are centred on 128 before squaring,
-/// so that single precision keeps variances accurate to well under 10⁻⁵ of SSIM; each output row
-/// is summed in single precision and the rows in double.
+/// the symmetric taps in pairs before weighting them. SSIM needs the two variances only as their
+/// sum, so each picture takes three filtered maps (y, x² + y², x·y) beside the reference's one
+/// (x). Values are centred on 128 before squaring, so that single precision keeps variances
+/// accurate to well under 10⁻⁵ of SSIM; each output row is summed in single precision and the
+/// rows in double, in order. Large planes are cut into bands of output rows measured on all
+/// cores; the rows' sums are kept apart, so the result does not depend on the bands.
 enum GaussianWindow {
     static let size = 11
     static let radius = 5
@@ -112,6 +116,8 @@ enum GaussianWindow {
 
     typealias Lanes = SIMD8<Float>
     static let laneCount = Lanes.scalarCount
+    /// Planes with fewer windows than this per core are measured on one thread.
+    static let windowsPerBand = 1 << 19
 
     /// The 1-D weights; the 2-D window is their outer product, which sums to 1.
     static let weights: [Float] = {
@@ -150,109 +156,35 @@ enum GaussianWindow {
         UnsafeRawPointer(pointer + offset).loadUnaligned(as: Lanes.self)
     }
 
+    /// The planes' first bytes, the reference's first; valid while `ssim` runs.
+    struct Planes: @unchecked Sendable {
+        var sources: UnsafePointer<UnsafePointer<UInt8>>
+        var rowSums: UnsafeMutablePointer<Double>
+    }
+
     static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
         let count = pictures.count
         let outputWidth = width - size + 1
         let outputHeight = height - size + 1
-        let paddedWidth = (outputWidth + laneCount - 1) / laneCount * laneCount
-        // Input rows hold the statistics' terms before filtering, zero past the plane's edge.
-        let rowLength = paddedWidth + size - 1
-        // Maps: the reference's x and x², then each picture's y, y² and x·y.
-        let maps = 2 + 3 * count
-        let input = UnsafeMutablePointer<Float>.allocate(capacity: maps * rowLength)
-        input.initialize(repeating: 0, count: maps * rowLength)
-        let ring = UnsafeMutablePointer<Float>.allocate(capacity: maps * size * paddedWidth)
-        ring.initialize(repeating: 0, count: maps * size * paddedWidth)
-        // The ring rows of the current output row, in window order, per map.
-        let window = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: maps * size)
-        window.initialize(repeating: UnsafePointer(ring), count: maps * size)
-        let sources = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: count + 1)
-        defer {
-            input.deallocate()
-            ring.deallocate()
-            window.deallocate()
-            sources.deallocate()
-        }
-        let taps = Taps()
-        let c1 = Lanes(repeating: Float(ImageQuality.c1))
-        let c2 = Lanes(repeating: Float(ImageQuality.c2))
-        let centre = Lanes(repeating: 128)
-        // Zero for the lanes of the last block that lie past the output row.
-        var lastBlock = Lanes(repeating: 1)
-        for lane in (outputWidth - (paddedWidth - laneCount))..<laneCount { lastBlock[lane] = 0 }
-        var totals = [Double](repeating: 0, count: count)
-
+        let bands = max(
+            1,
+            min(ProcessInfo.processInfo.activeProcessorCount, outputWidth * outputHeight / windowsPerBand, outputHeight))
+        // Each output row's sum per picture, row by row.
+        var rowSums = [Double](repeating: 0, count: count * outputHeight)
         let planes = [reference] + pictures
+        let sources = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: planes.count)
+        defer { sources.deallocate() }
         func run() {
-            for y in 0..<height {
-                // The terms of row y.
-                let referenceRow = sources[0] + y * width
-                let x0 = input
-                let xx = input + rowLength
-                for column in 0..<width {
-                    let value = Float(referenceRow[column]) - 128
-                    x0[column] = value
-                    xx[column] = value * value
+            rowSums.withUnsafeMutableBufferPointer { sums in
+                let shared = Planes(sources: UnsafePointer(sources), rowSums: sums.baseAddress!)
+                let measure: @Sendable (Int) -> Void = { band in
+                    let rows = (outputHeight * band / bands)..<(outputHeight * (band + 1) / bands)
+                    measureRows(rows, of: shared, pictures: count, width: width)
                 }
-                for picture in 0..<count {
-                    let source = sources[picture + 1] + y * width
-                    let y0 = input + (2 + 3 * picture) * rowLength
-                    let yy = y0 + rowLength
-                    let xy = yy + rowLength
-                    for column in 0..<width {
-                        let value = Float(source[column]) - 128
-                        y0[column] = value
-                        yy[column] = value * value
-                        xy[column] = value * x0[column]
-                    }
-                }
-                // Horizontal pass into the ring.
-                let slot = y % size
-                for map in 0..<maps {
-                    let from = UnsafePointer(input + map * rowLength)
-                    let to = UnsafeMutableRawPointer(ring + (map * size + slot) * paddedWidth)
-                    var column = 0
-                    while column < paddedWidth {
-                        let row = from + column
-                        to.storeBytes(
-                            of: taps.apply { load(row, $0) }, toByteOffset: column * MemoryLayout<Float>.stride,
-                            as: Lanes.self)
-                        column += laneCount
-                    }
-                }
-                guard y >= size - 1 else { continue }
-
-                // Vertical pass: output row y - 10 covers ring rows y - 10 ... y.
-                let top = y - (size - 1)
-                for map in 0..<maps {
-                    for tap in 0..<size {
-                        window[map * size + tap] = UnsafePointer(ring + (map * size + (top + tap) % size) * paddedWidth)
-                    }
-                }
-                @inline(__always) func vertical(_ map: Int, _ column: Int) -> Lanes {
-                    let rows = window + map * size
-                    return taps.apply { load(rows[$0], column) }
-                }
-                for picture in 0..<count {
-                    var rowSum = Lanes(repeating: 0)
-                    var column = 0
-                    while column < paddedWidth {
-                        let meanX = vertical(0, column)
-                        let varianceX = vertical(1, column) - meanX * meanX
-                        let meanY = vertical(2 + 3 * picture, column)
-                        let varianceY = vertical(3 + 3 * picture, column) - meanY * meanY
-                        let covariance = vertical(4 + 3 * picture, column) - meanX * meanY
-                        let shiftedX = meanX + centre
-                        let shiftedY = meanY + centre
-                        let numerator: Lanes = (2 * shiftedX * shiftedY + c1) * (2 * covariance + c2)
-                        let denominator: Lanes =
-                            (shiftedX * shiftedX + shiftedY * shiftedY + c1) * (varianceX + varianceY + c2)
-                        var value = numerator / denominator
-                        if column + laneCount > outputWidth { value *= lastBlock }
-                        rowSum += value
-                        column += laneCount
-                    }
-                    totals[picture] += Double(rowSum.sum())
+                if bands == 1 {
+                    measure(0)
+                } else {
+                    DispatchQueue.concurrentPerform(iterations: bands, execute: measure)
                 }
             }
         }
@@ -265,7 +197,112 @@ enum GaussianWindow {
             }
         }
         bind(0)
+        var totals = [Double](repeating: 0, count: count)
+        for row in 0..<outputHeight {
+            for picture in 0..<count { totals[picture] += rowSums[row * count + picture] }
+        }
         let windows = Double(outputWidth * outputHeight)
         return totals.map { $0 / windows }
+    }
+
+    /// Measures the output rows `rows` (windows whose top row is there): the sum of each row's
+    /// SSIM per picture goes to `rowSums[row * pictures + picture]`.
+    static func measureRows(_ rows: Range<Int>, of planes: Planes, pictures count: Int, width: Int) {
+        guard !rows.isEmpty else { return }
+        let outputWidth = width - size + 1
+        let paddedWidth = (outputWidth + laneCount - 1) / laneCount * laneCount
+        // Input rows hold the statistics' terms before filtering, zero past the plane's edge.
+        let rowLength = paddedWidth + size - 1
+        // Maps: the reference's x, then each picture's y, x² + y² and x·y.
+        let maps = 1 + 3 * count
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: maps * rowLength)
+        input.initialize(repeating: 0, count: maps * rowLength)
+        let ring = UnsafeMutablePointer<Float>.allocate(capacity: maps * size * paddedWidth)
+        ring.initialize(repeating: 0, count: maps * size * paddedWidth)
+        // The ring rows of the current output row, in window order, per map.
+        let window = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: maps * size)
+        window.initialize(repeating: UnsafePointer(ring), count: maps * size)
+        let sums = UnsafeMutablePointer<Lanes>.allocate(capacity: count)
+        sums.initialize(repeating: Lanes(), count: count)
+        defer {
+            input.deallocate()
+            ring.deallocate()
+            window.deallocate()
+            sums.deallocate()
+        }
+        let taps = Taps()
+        let c1 = Lanes(repeating: Float(ImageQuality.c1))
+        let c2 = Lanes(repeating: Float(ImageQuality.c2))
+        let centre = Lanes(repeating: 128)
+        // Zero for the lanes of the last block that lie past the output row.
+        var lastBlock = Lanes(repeating: 1)
+        for lane in (outputWidth - (paddedWidth - laneCount))..<laneCount { lastBlock[lane] = 0 }
+
+        for y in rows.lowerBound..<(rows.upperBound + size - 1) {
+            // The terms of row y.
+            let referenceRow = planes.sources[0] + y * width
+            let x = input
+            for column in 0..<width { x[column] = Float(referenceRow[column]) - 128 }
+            for picture in 0..<count {
+                let source = planes.sources[picture + 1] + y * width
+                let y0 = input + (1 + 3 * picture) * rowLength
+                let squares = y0 + rowLength
+                let cross = squares + rowLength
+                for column in 0..<width {
+                    let a = x[column]
+                    let b = Float(source[column]) - 128
+                    y0[column] = b
+                    squares[column] = a * a + b * b
+                    cross[column] = a * b
+                }
+            }
+            // Horizontal pass into the ring.
+            let slot = y % size
+            for map in 0..<maps {
+                let from = UnsafePointer(input + map * rowLength)
+                let to = UnsafeMutableRawPointer(ring + (map * size + slot) * paddedWidth)
+                var column = 0
+                while column < paddedWidth {
+                    let row = from + column
+                    to.storeBytes(
+                        of: taps.apply { load(row, $0) }, toByteOffset: column * MemoryLayout<Float>.stride,
+                        as: Lanes.self)
+                    column += laneCount
+                }
+            }
+            guard y >= rows.lowerBound + size - 1 else { continue }
+
+            // Vertical pass: output row y - 10 covers ring rows y - 10 ... y.
+            let top = y - (size - 1)
+            for map in 0..<maps {
+                for tap in 0..<size {
+                    window[map * size + tap] = UnsafePointer(ring + (map * size + (top + tap) % size) * paddedWidth)
+                }
+            }
+            @inline(__always) func vertical(_ map: Int, _ column: Int) -> Lanes {
+                let rows = window + map * size
+                return taps.apply { load(rows[$0], column) }
+            }
+            for picture in 0..<count { sums[picture] = Lanes() }
+            var column = 0
+            while column < paddedWidth {
+                let meanX = vertical(0, column)
+                let meanXSquared = meanX * meanX
+                let shiftedX = meanX + centre
+                let mask = column + laneCount > outputWidth ? lastBlock : Lanes(repeating: 1)
+                for picture in 0..<count {
+                    let map = 1 + 3 * picture
+                    let meanY = vertical(map, column)
+                    let varianceSum = vertical(map + 1, column) - meanXSquared - meanY * meanY
+                    let covariance = vertical(map + 2, column) - meanX * meanY
+                    let shiftedY = meanY + centre
+                    let numerator: Lanes = (2 * shiftedX * shiftedY + c1) * (2 * covariance + c2)
+                    let denominator: Lanes = (shiftedX * shiftedX + shiftedY * shiftedY + c1) * (varianceSum + c2)
+                    sums[picture] += numerator / denominator * mask
+                }
+                column += laneCount
+            }
+            for picture in 0..<count { planes.rowSums[top * count + picture] = Double(sums[picture].sum()) }
+        }
     }
 }

@@ -42,11 +42,22 @@ public struct ProgressiveReplay: Sendable {
         self.options = options
     }
 
-    /// Replays `bytes`. `frame`, when given, receives each scan's picture as it is rendered;
-    /// without it only the luma planes are decoded, which is all the measures need.
+    /// Replays `bytes`. `frame`, when given, receives each scan's picture in color as it is
+    /// rendered, scaled down by libjpeg to at most `frameSide` pixels on its long side where a
+    /// scale of n/8 allows it (a second decoder fed the same bytes renders them). The measures
+    /// are on luma whatever the frames: libjpeg renders the Y plane alone, which halves its work.
     public func replay(
-        _ bytes: [UInt8], path: String, frame: ((Int, DecodedPixels) -> Void)? = nil
+        _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
     ) -> ReplayReport {
+        replayKeepingFinal(bytes, path: path, frameSide: frameSide, frame: frame).report
+    }
+
+    /// `replay`, and the final picture as a one-shot decode gives it (the Y plane alone for a
+    /// YCbCr file; nil when the file is truncated or that decode fails), for measuring other
+    /// pictures against it.
+    func replayKeepingFinal(
+        _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
+    ) -> (report: ReplayReport, final: DecodedPixels?) {
         var report = ReplayReport(
             path: path, bytes: bytes.count, width: 0, height: 0, progressive: false, scans: [], firstPaintOffset: nil,
             firstShownAt: nil, matchesOneShotDecode: false, problems: [])
@@ -65,7 +76,7 @@ public struct ProgressiveReplay: Sendable {
             } else {
                 problem("malformed", "not a well-formed JPEG: \(error)")
             }
-            return report
+            return (report, nil)
         }
         report.width = structure.width
         report.height = structure.height
@@ -75,7 +86,7 @@ public struct ProgressiveReplay: Sendable {
                 "too-many-pixels",
                 "\(structure.width)x\(structure.height) is over the limit of \(options.maximumPixels) pixels; refused before decoding"
             )
-            return report
+            return (report, nil)
         }
         if structure.isArithmetic {
             problem("arithmetic-coding", "arithmetic-coded JPEG: Chrome and Firefox cannot decode it")
@@ -85,28 +96,28 @@ public struct ProgressiveReplay: Sendable {
             let inside = structure.scans.count
             problem("truncated", "the file ends inside scan \(inside) at byte \(bytes.count)")
         }
-        // Without a frame to hand out, only luma is measured: libjpeg then renders the Y plane
-        // alone, which halves its work.
-        let lumaOnly = frame == nil
-        let final = truncated ? nil : try? DecodedPixels(decodingJPEG: bytes, lumaOnly: lumaOnly)
-
         let decoder: JPEGReplayDecoder
         do {
-            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: lumaOnly)
+            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: true)
         } catch {
             problem("undecodable", error.reason)
-            return report
+            return (report, nil)
         }
-        // With the final picture known, each scan is measured in the background as soon as it
-        // is rendered.
-        let finalLuma = final?.luma()
-        let background = finalLuma.map { BackgroundQuality(reference: $0, width: final!.width, height: final!.height) }
+        let frames = frame.flatMap { frame in
+            (try? JPEGReplayDecoder(
+                bytes, maximumScans: options.maximumScans,
+                scaleEighths: JPEGReplayDecoder.scaleEighths(
+                    fitting: frameSide, width: structure.width, height: structure.height))).map { ($0, frame) }
+        }
+        // The final picture is decoded in one shot in the background while the scans are
+        // rendered, and each scan is measured against it there as soon as it is rendered.
+        let background = truncated ? nil : BackgroundQuality { try? DecodedPixels(decodingJPEG: bytes, lumaOnly: true) }
         let rendered = Self.renderScans(
-            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frame: frame
+            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames
         ) { index, luma in
-            if let background, luma.count == background.reference.count { background.submit(index, luma) }
+            background?.submit(index, luma)
         }
-        let measured = background?.results() ?? [:]
+        let (final, finalLuma, measured) = background?.results() ?? (nil, nil, [:])
         if let failure = rendered.failure {
             problem("undecodable", "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
         }
@@ -119,7 +130,7 @@ public struct ProgressiveReplay: Sendable {
         if let reference = finalLuma ?? rendered.lumas.last {
             let comparable = rendered.lumas.indices.filter { rendered.lumas[$0].count == reference.count }
             let ssims =
-                background == nil
+                finalLuma == nil
                 ? ImageQuality.ssim(
                     comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
                     height: decoder.state.height)
@@ -137,7 +148,7 @@ public struct ProgressiveReplay: Sendable {
             }
         }
         report.problems += findings(in: report, structure: structure)
-        return report
+        return (report, final)
     }
 
     /// What `renderScans` produced: each scan's luma plane, the last picture whole, and the
@@ -152,9 +163,12 @@ public struct ProgressiveReplay: Sendable {
     /// renderable on its own (libjpeg has read the next scan's header, before any of its data,
     /// or the end), renders each scan once, and records in `report` where it can be shown.
     /// `measure`, when given, receives each scan's luma plane (by 0-based index) as it is rendered.
+    /// `frames`, when given, is a second decoder of the same file, fed alongside, whose picture
+    /// of each scan (by 1-based number) goes to its receiver; it stops at its first failure.
     static func renderScans(
         _ decoder: JPEGReplayDecoder, structure: JPEGStructure, chunkBytes: Int, report: inout ReplayReport,
-        frame: ((Int, DecodedPixels) -> Void)?, measure: ((Int, [UInt8]) -> Void)? = nil
+        frames: (decoder: JPEGReplayDecoder, receive: (Int, DecodedPixels) -> Void)?,
+        measure: ((Int, [UInt8]) -> Void)? = nil
     ) -> RenderedScans {
         let length = decoder.length
         let chunk = max(1, chunkBytes)
@@ -165,9 +179,11 @@ public struct ProgressiveReplay: Sendable {
 
         var rendered = RenderedScans()
         var shown = 0
+        var frames = frames
         do {
             for stop in stops.sorted() {
                 let state = try decoder.advance(to: stop)
+                if let decoder = frames?.decoder, (try? decoder.advance(to: stop)) == nil { frames = nil }
                 // A scan can be rendered alone once libjpeg has moved past it.
                 let renderable =
                     state.inputComplete ? state.scansCompleted : min(state.scansCompleted, state.inputScan - 1)
@@ -182,7 +198,9 @@ public struct ProgressiveReplay: Sendable {
                             scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,
                             ssim: 0))
                     if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
-                    frame?(number, pixels)
+                    if let (decoder, receive) = frames {
+                        if let picture = try? decoder.render(scan: number) { receive(number, picture) } else { frames = nil }
+                    }
                 }
                 let isChunkBoundary = stop % chunk == 0 || stop == length
                 if isChunkBoundary, state.allDCReceived, rendered.lumas.count > shown {
