@@ -81,9 +81,15 @@ struct PlaceholderCheck {
             let total = pixels.samples.reduce(0) { $0 + Int($1) }
             sums = [total, total, total]
         case .rgb:
-            for i in 0..<count {
-                for channel in 0..<3 { sums[channel] += Int(pixels.samples[i * 3 + channel]) }
+            var (red, green, blue) = (0, 0, 0)
+            pixels.samples.withUnsafeBufferPointer { samples in
+                for i in stride(from: 0, to: count * 3, by: 3) {
+                    red &+= Int(samples[i])
+                    green &+= Int(samples[i + 1])
+                    blue &+= Int(samples[i + 2])
+                }
             }
+            sums = [red, green, blue]
         case .yCbCr, .cmyk:
             return nil
         }
