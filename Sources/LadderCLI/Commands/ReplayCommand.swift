@@ -89,8 +89,7 @@ struct ReplayCommand: LadderCommand {
             let bytes: [UInt8]
             do {
                 let absolute = FilePath.join(FileManager.default.currentDirectoryPath, file)
-                bytes = try Directory.open(FilePath.parent(absolute))
-                    .readFile(FilePath.name(absolute), limit: DecodeLimits().maxFileBytes)
+                bytes = try Directory.readFile(atPath: absolute, limit: DecodeLimits().maxFileBytes)
             } catch {
                 console.error("cannot read '\(file)': \(error.reason)")
                 return .ioError
@@ -122,7 +121,8 @@ struct ReplayCommand: LadderCommand {
                 var versions = try ScanComparison.compare(bytes, scans: replayOptions.expectedScans ?? 5)
                 if candidates {
                     versions += try ScanComparison.candidates(
-                        bytes, scans: replayOptions.expectedScans ?? 5, firstPictureBudget: replayOptions.firstPaintBudget)
+                        bytes, scans: replayOptions.expectedScans ?? 5,
+                        firstPictureBudget: replayOptions.firstPaintBudget)
                 }
                 if allScripts { versions += try ScanComparison.bestValid(bytes) }
                 results.append(ScanComparisonJSON(path: file, versions: versions, error: nil))

@@ -30,12 +30,6 @@ extension Builder {
         )
     }
 
-    /// Reads a source file whole: no symbolic link, no special file, at most `limit` bytes.
-    static func readSource(_ path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
-        let folder = try Directory.open(FilePath.parent(path))
-        return try folder.readFile(FilePath.name(path), limit: limit)
-    }
-
     /// SHA1 of source paths (sorted), each followed by a line feed: what every shard of a build
     /// must agree on.
     static func sourceListSHA1(_ sortedPaths: [String]) -> String {

@@ -23,8 +23,7 @@ struct SourceHashing {
             let content: HashedSource.Content
             do throws(FileSystemError) {
                 // Streamed: the build never holds a whole source.
-                let folder = try Directory.open(FilePath.parent(file.absolutePath))
-                content = .sha1(try folder.digest(of: FilePath.name(file.absolutePath), .sha1, limit: limit).hex)
+                content = .sha1(try Directory.digest(ofFileAtPath: file.absolutePath, .sha1, limit: limit).hex)
             } catch {
                 content = .unreadable(error.reason)
             }

@@ -111,7 +111,7 @@ public struct Preflight: Sendable {
     private func check(_ file: SourceFile, settings: RenderSettings) -> (sha1: String?, findings: [Finding]) {
         let bytes: [UInt8]
         do {
-            bytes = try Builder.readSource(file.absolutePath, limit: configuration.limits.maxFileBytes)
+            bytes = try Directory.readFile(atPath: file.absolutePath, limit: configuration.limits.maxFileBytes)
         } catch {
             let overLimit = error.reason.contains("over the limit")
             return (

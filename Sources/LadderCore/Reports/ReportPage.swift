@@ -44,7 +44,8 @@ public struct ReportPage: Sendable {
             var thumbnail: String?
             if let smallest, let variant = entry.variants[smallest.name],
                 ManifestPath.isValid(variant.path),
-                let bytes = try? Builder.readSource(FilePath.join(manifestFolder, variant.path), limit: 64 << 20)
+                let bytes = try? Directory.readFile(
+                    atPath: FilePath.join(manifestFolder, variant.path), limit: 64 << 20)
             {
                 try images.writeAtomically(bytes, to: "\(sha1).jpg")
                 thumbnail = "images/\(sha1).jpg"

@@ -5,6 +5,13 @@ extension Directory {
     /// Bytes read at a time when hashing: memory stays at this, whatever the file's size.
     static let digestBufferBytes = 1 << 20
 
+    /// The digest and size of the regular file at `path`, as `digest(of:_:limit:)` gives them.
+    public static func digest(
+        ofFileAtPath path: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
+    ) throws(FileSystemError) -> (hex: String, bytes: Int) {
+        try Self.open(FilePath.parent(path)).digest(of: FilePath.name(path), algorithm, limit: limit)
+    }
+
     /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
     /// checksum fed piece by piece), and its size. Refuses symbolic links and special files,
     /// as `readFile` does, and files of more than `limit` bytes.

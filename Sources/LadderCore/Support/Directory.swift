@@ -115,6 +115,12 @@ public final class Directory: @unchecked Sendable {
         return try Self.readAll(file, path: FilePath.join(path, name), limit: limit)
     }
 
+    /// Reads the regular file at `path` whole, as `readFile` does (no symbolic link, no special
+    /// file, at most `limit` bytes).
+    public static func readFile(atPath path: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
+        try Self.open(FilePath.parent(path)).readFile(FilePath.name(path), limit: limit)
+    }
+
     /// Opens `name` for reading without following a symbolic link; the caller closes it.
     func openForReading(_ name: String) throws(FileSystemError) -> Int32 {
         let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

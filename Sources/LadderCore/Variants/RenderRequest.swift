@@ -58,7 +58,7 @@ struct SourceFileRequest: Codable {
     func read(limit: Int) throws(RenderFailure) -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = try Builder.readSource(path, limit: limit)
+            bytes = try Directory.readFile(atPath: path, limit: limit)
         } catch {
             throw RenderFailure(error.reason, concernsTheSource: false)
         }

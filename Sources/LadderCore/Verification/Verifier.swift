@@ -69,7 +69,7 @@ public struct Verifier: Sendable {
 
         let data: [UInt8]
         do {
-            data = try Builder.readSource(configuration.manifestPath, limit: Self.manifestByteLimit)
+            data = try Directory.readFile(atPath: configuration.manifestPath, limit: Self.manifestByteLimit)
         } catch {
             let missing = error.code == ENOENT
             problems.append(
@@ -208,7 +208,8 @@ public struct Verifier: Sendable {
         // Files that must not be decoded are not: the placeholder is then checked by shape only.
         let smallest = rungs.min { $0.entry.width * $0.entry.height < $1.entry.width * $1.entry.height }
         problems += PlaceholderCheck(
-            entry: entry, thumbnail: allDecodable ? smallest.map { (outputLabel + "/" + $0.entry.path, $0.bytes) } : nil,
+            entry: entry,
+            thumbnail: allDecodable ? smallest.map { (outputLabel + "/" + $0.entry.path, $0.bytes) } : nil,
             manifestLabel: manifestLabel, image: key
         ).problems()
         guard options.replays(configuration) else { return (problems, nil) }
@@ -389,8 +390,7 @@ public struct Verifier: Sendable {
             let result: Result<String, FileSystemError>
             do throws(FileSystemError) {
                 // As a stream: a source of any size costs one buffer, on every thread at once.
-                let folder = try Directory.open(FilePath.parent(file.absolutePath))
-                result = .success(try folder.digest(of: FilePath.name(file.absolutePath), .sha1).hex)
+                result = .success(try Directory.digest(ofFileAtPath: file.absolutePath, .sha1).hex)
             } catch {
                 result = .failure(error)
             }
