@@ -220,8 +220,6 @@ public struct ThumbHash: Sendable, Hashable {
         return header.isLandscape ? long / short : short / long
     }
 
-    /// Decodes to a blurred picture whose longer side is 32 pixels; nil when the hash is too
-    /// short for what its header announces.
     /// Whether the hash is whole: a header, and every coefficient its header announces.
     /// Cheaper than `picture()`, which it agrees with on whether a picture can be made.
     public var isComplete: Bool {
@@ -248,6 +246,8 @@ public struct ThumbHash: Sendable, Hashable {
         }
     }
 
+    /// Decodes to a blurred picture whose longer side is 32 pixels; nil when the hash is too
+    /// short for what its header announces.
     public func picture() -> Picture? {
         guard let header = Header(bytes), let ratio = approximateAspectRatio else { return nil }
         let lx = max(3, header.isLandscape ? header.longCount : header.shortCount)
