@@ -181,7 +181,6 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     }
 
     /// Stops the idle workers (each ends when its input closes).
-
     public func shutdown() {
         for worker in scheduler.takeIdleWorkers() { worker.finish() }
     }
