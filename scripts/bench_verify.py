@@ -5,8 +5,10 @@
    the default pipeline. Then, in each round and in
    alternating order: `sha256sum` over every file verify reads (the sources, every variant and
    the manifest; one process, as CI would run it), and `ladder verify` (SHA-1 of every source,
-   SHA-256 and the segment structure of every variant, all cores). Files are read once before
-   timing, so both read from the page cache. The figure is the median of the per-round ratios.
+   SHA-256 and the segment structure of every variant, all cores); with --baseline, an earlier
+   ladder's verify too. Files are read once before timing, so all read from the page cache. The
+   figure is the median of the per-round ratios of wall times; CPU times (user + system) are
+   printed beside them.
    `ladder verify --deep` (which decodes every variant) is timed beside them for comparison.
 2. The replay cache: `ladder verify --replay` on a subset, with an empty cache and then with the
    cache the first run left; median times.
@@ -19,6 +21,7 @@ import json
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,6 +37,20 @@ def run(command, cwd, check=True):
     if check and result.returncode != 0:
         sys.exit(f"bench-verify: {' '.join(command)} failed ({result.returncode}): {result.stderr.decode()[-2000:]}")
     return elapsed
+
+
+def cpu_seconds():
+    """User and system time of the children waited for so far: what `perf stat -e task-clock`
+    counts for a process tree, and far less disturbed by a busy machine than wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_timed(command, cwd):
+    """Runs `command` (which must succeed); returns its wall and CPU seconds."""
+    before = cpu_seconds()
+    wall = run(command, cwd)
+    return wall, cpu_seconds() - before
 
 
 def generate(folder, count, distinct=200):
@@ -80,6 +97,9 @@ def main():
     parser.add_argument("--strict-folder")
     parser.add_argument("--work", help="keep the generated images here between runs")
     parser.add_argument("--markdown")
+    parser.add_argument("--no-deep", action="store_true", help="leave out `ladder verify --deep`")
+    parser.add_argument(
+        "--baseline", help="another ladder executable whose plain verify is timed in the same rounds")
     parser.add_argument(
         "--parts", default="verify,replay,strict", help="which measures to take (comma-separated)")
     args = parser.parse_args()
@@ -94,7 +114,7 @@ def main():
     if "verify" in parts or "replay" in parts:
         prepare(args, work, ladder)
     if "verify" in parts:
-        lines += measure_verify(args, work, ladder)
+        lines += measure_verify(args, work, ladder, deep=not args.no_deep)
     if "replay" in parts:
         lines += measure_replay(args, work, ladder)
     if "strict" in parts:
@@ -118,37 +138,52 @@ def prepare(args, work, ladder):
 
 
 def measure_verify(args, work, ladder, deep=True):
-    """Times verify against sha256sum over the same files; with `deep`, `verify --deep` beside."""
+    """Times verify against sha256sum over the same files; with `deep`, `verify --deep` beside;
+    with `args.baseline` (another ladder executable), that one's plain verify too, in the same
+    rounds. The commands' order rotates from round to round, so that each takes every place
+    under the same load."""
     files = files_read_by_verify(work)
     total = sum(os.path.getsize(path) for path in files)
     listing = os.path.join(work, "files.txt")
     with open(listing, "wb") as f:
         f.write(b"\0".join(path.encode() for path in files))
-    sha256sum = ["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"]
-    run(sha256sum, work)  # warm the page cache
-    run([ladder, "verify", "--quiet"], work)
+    commands = [("sha256sum", ["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"]),
+                ("verify", [ladder, "verify", "--quiet"])]
+    baseline = getattr(args, "baseline", None)
+    if baseline:
+        commands.append(("baseline", [os.path.abspath(baseline), "verify", "--quiet"]))
+    for _, command in commands:
+        run(command, work)  # warm the page cache
     rows = []
     for round_index in range(args.rounds):
-        order = [("sha256sum", sha256sum), ("verify", [ladder, "verify", "--quiet"])]
-        if round_index % 2:
-            order.reverse()
-        times = {name: run(command, work) for name, command in order}
+        shift = round_index % len(commands)
+        order = commands[shift:] + commands[:shift]
+        times = {name: run_timed(command, work) for name, command in order}
         if deep:
-            times["deep"] = run([ladder, "verify", "--quiet", "--deep"], work)
+            times["deep"] = run_timed([ladder, "verify", "--quiet", "--deep"], work)
         rows.append(times)
-        print(f"  round {round_index + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()), file=sys.stderr)
-    ratio = statistics.median(row["verify"] / row["sha256sum"] for row in rows)
+        print(f"  round {round_index + 1}: " + ", ".join(
+            f"{k} {wall:.2f} s ({cpu:.2f} s CPU)" for k, (wall, cpu) in times.items()), file=sys.stderr)
+    names = [name for name, _ in commands] + (["deep"] if deep else [])
+    labels = {"sha256sum": "`xargs -0 sha256sum` (one process)", "verify": "`ladder verify`",
+              "baseline": f"`ladder verify`, baseline ({baseline})", "deep": "`ladder verify --deep`"}
+
+    def ratio(name, round_row):
+        return round_row[name][0] / round_row["sha256sum"][0]
+
     lines = [
         f"### verify against sha256sum: {args.images} images, {len(files)} files, {total / 1e6:.0f} MB",
         "",
-        "| command | median s | ratio to sha256sum (median of rounds) |",
-        "|---|---|---|",
-        f"| `xargs -0 sha256sum` (one process) | {statistics.median(r['sha256sum'] for r in rows):.2f} | 1.00 |",
-        f"| `ladder verify` | {statistics.median(r['verify'] for r in rows):.2f} | {ratio:.2f} (target ≤ 1.5) |",
+        "| command | median s | CPU s (median) | ratio to sha256sum, median of rounds | per round |",
+        "|---|---|---|---|---|",
     ]
-    if deep:
-        deep_ratio = statistics.median(row["deep"] / row["sha256sum"] for row in rows)
-        lines.append(f"| `ladder verify --deep` | {statistics.median(r['deep'] for r in rows):.2f} | {deep_ratio:.2f} |")
+    for name in names:
+        wall = statistics.median(row[name][0] for row in rows)
+        cpu = statistics.median(row[name][1] for row in rows)
+        ratios = [ratio(name, row) for row in rows]
+        target = " (target ≤ 1.5)" if name == "verify" else ""
+        lines.append(f"| {labels[name]} | {wall:.2f} | {cpu:.2f} | {statistics.median(ratios):.2f}{target} | "
+                     + " ".join(f"{value:.2f}" for value in ratios) + " |")
     return lines + [""]
 
 

@@ -190,4 +190,42 @@ struct VerifyTests {
         #expect(budget.message.contains("slow-2g") && budget.message.contains("first picture"))
         #expect(report.problems.filter { $0.kind == "budget" }.count == 1, "the generous complete budget holds")
     }
+
+    @Test(
+        "the placeholder check measures the smallest variant's mean colour as djpeg decodes it",
+        .enabled(if: ExternalTools.djpeg != nil, "djpeg (libjpeg-turbo-progs) is not installed"))
+    func placeholderMean() throws {
+        // 150x95: a pixel count that is not a multiple of 16, over 256 x 16 pixels.
+        let folder = try Self.builtProject(
+            photos: 1,
+            pipeline:
+                #"{"sources": ["photos"], "variants": {"small_thumb": {"maxWidth": 150, "maxHeight": 150, "quality": 80}}}"#
+        )
+        var manifest = try Self.manifest(folder)
+        let (sha1, entry) = try #require(manifest.images.first)
+        let thumb = try #require(entry.variants["small_thumb"])
+        #expect(thumb.width * thumb.height % 16 != 0 && thumb.width * thumb.height > 4096)
+
+        // The oracle: djpeg's RGB pixels (integer DCT and fancy upsampling, as verify decodes),
+        // summed here.
+        let djpeg = try #require(ExternalTools.djpeg)
+        let ppm = try ExternalTools.run(
+            djpeg, ["-dct", "int", "-ppm"], input: folder.read("build/variants/" + thumb.path))
+        let header = "P6\n\(thumb.width) \(thumb.height)\n255\n"
+        #expect(Array(ppm.prefix(header.utf8.count)) == Array(header.utf8))
+        let pixels = Array(ppm.dropFirst(header.utf8.count))
+        let count = thumb.width * thumb.height
+        #expect(pixels.count == count * 3)
+        let mean = (0..<3).map { channel in
+            stride(from: channel, to: pixels.count, by: 3).reduce(0) { $0 + Int(pixels[$1]) }
+        }.map { Int((Double($0) / Double(count)).rounded()) }
+        let hex = "#" + mean.map { String(format: "%02x", $0) }.joined()
+
+        manifest.images[sha1]?.averageColor = "#000000"
+        try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        let problem = try #require(
+            try Self.verify(folder).problems.first { $0.message.contains("averageColor #000000") })
+        #expect(problem.message.contains("(\(hex))"), "\(problem.message), djpeg's mean \(hex)")
+        #expect(problem.message.contains("is \(mean.max() ?? 0) levels from"), "\(problem.message)")
+    }
 }

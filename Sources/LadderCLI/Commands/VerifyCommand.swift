@@ -40,7 +40,7 @@ struct VerifyCommand: LadderCommand {
         OptionSpec(
             names: ["--frames"], value: "DIR",
             help: "Write every replayed picture as a JPEG, and DIR/index.html showing them."),
-        .jobs("Images checked at once."),
+        .jobs("Threads that check images, sources, the index and the output folder."),
     ]
     static let exitCodes: [(ExitCode, String)] = [
         (.success, "everything holds"),

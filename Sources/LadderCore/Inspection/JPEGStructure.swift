@@ -1,3 +1,4 @@
+import Foundation
 public import LadderImaging
 
 /// The marker structure of a JPEG file, found by walking its segments by their lengths.
@@ -73,8 +74,9 @@ public struct JPEGStructure: Sendable, Equatable {
     /// The offset of the first 0xFF in `data[from..<end]`, or nil.
     static func nextMarkerByte(in data: [UInt8], from start: Int, before end: Int) -> Int? {
         guard start < end else { return nil }
-        return data.withUnsafeBufferPointer { buffer in
-            UnsafeBufferPointer(rebasing: buffer[start..<end]).firstIndex(of: 0xFF).map { start + $0 }
+        // memchr: the C library's search, many bytes at a time.
+        return data.withUnsafeBytes { raw in
+            memchr(raw.baseAddress! + start, 0xFF, end - start).map { UnsafeRawPointer($0) - raw.baseAddress! }
         }
     }
 

@@ -9,7 +9,17 @@ extension Directory {
     public static func digest(
         ofFileAtPath path: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
     ) throws(FileSystemError) -> (hex: String, bytes: Int) {
-        try Self.open(FilePath.parent(path)).digest(of: FilePath.name(path), algorithm, limit: limit)
+        // Opening a normalized path itself follows the links of its folders and not a link at
+        // its end, as opening its folder and then the name does, without opening the folder.
+        let file =
+            FilePath.isNormalized(path) && path.hasPrefix("/")
+            ? openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
+        guard file >= 0 else {
+            // The same errors, named as they are named elsewhere.
+            return try Self.open(FilePath.parent(path)).digest(of: FilePath.name(path), algorithm, limit: limit)
+        }
+        defer { close(file) }
+        return try digest(ofOpen: file, path: path, algorithm, limit: limit)
     }
 
     /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
@@ -20,9 +30,15 @@ extension Directory {
     ) throws(FileSystemError) -> (
         hex: String, bytes: Int
     ) {
-        let filePath = FilePath.join(path, name)
         let file = try openForReading(name)
         defer { close(file) }
+        return try Self.digest(ofOpen: file, path: FilePath.join(path, name), algorithm, limit: limit)
+    }
+
+    /// The digest and size of the open file `file`, whose path is `filePath` (for messages).
+    private static func digest(
+        ofOpen file: Int32, path filePath: String, _ algorithm: Checksum.Algorithm, limit: Int
+    ) throws(FileSystemError) -> (hex: String, bytes: Int) {
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", filePath) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {

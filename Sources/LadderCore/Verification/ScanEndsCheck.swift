@@ -7,6 +7,9 @@ import LadderManifest
 struct ScanEndsCheck {
     let entry: Manifest.VariantEntry
     let bytes: [UInt8]
+    /// The file's structure when the caller has walked it already (with any scan limit: a walk
+    /// that succeeded under one gives the same structure under a higher one).
+    var structure: JPEGStructure? = nil
     let label: String
     let image: String
 
@@ -19,7 +22,8 @@ struct ScanEndsCheck {
                 ? problem("the manifest lists no scanEnds for this progressive variant; run ladder build") : []
         }
         // A file that cannot be walked is reported by the structure checks.
-        guard let structure = try? JPEGStructure(parsing: bytes, scanLimit: ScanScript.maximumScans) else {
+        guard let structure = structure ?? (try? JPEGStructure(parsing: bytes, scanLimit: ScanScript.maximumScans))
+        else {
             return []
         }
         guard let actual = ScanEnds.offsets(in: structure) else {

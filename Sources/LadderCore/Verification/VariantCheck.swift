@@ -28,6 +28,8 @@ struct VariantCheck {
         /// True when the file may be decoded: a JPEG whose header fits the recipe's box and the
         /// limits (replays need it).
         var decodable: Bool
+        /// The file's segment structure; nil when it could not be walked.
+        var structure: JPEGStructure?
     }
 
     func problems() -> [VerificationProblem] { check().problems }
@@ -50,7 +52,7 @@ struct VariantCheck {
             structure = try JPEGStructure(parsing: bytes, scanLimit: min(limits.maxScans, ScanScript.maximumScans))
         } catch {
             problem("undecodable", "not a readable JPEG: \(error)")
-            return Outcome(problems: problems, sha256: digest, decodable: false)
+            return Outcome(problems: problems, sha256: digest, decodable: false, structure: nil)
         }
         if structure.width != entry.width || structure.height != entry.height {
             problem(
@@ -81,7 +83,7 @@ struct VariantCheck {
         checkCoding(structure, problem: problem)
         checkScans(structure, recordedFile: digest == entry.sha256, problem: problem)
         checkMetadata(structure, problem: problem)
-        return Outcome(problems: problems, sha256: digest, decodable: decodable)
+        return Outcome(problems: problems, sha256: digest, decodable: decodable, structure: structure)
     }
 
     /// Decodes the file, and reads its entropy-coded data to the end of image counting

@@ -49,12 +49,14 @@ public struct Verifier: Sendable {
     public init(configuration: PipelineConfiguration, options: Options = Options()) {
         self.configuration = configuration
         self.options = options
+        outputLabel = FilePath.normalize(configuration.output)
+        manifestLabel = FilePath.normalize(configuration.manifest)
     }
 
     /// The output folder as the user wrote it, for naming files in messages.
-    var outputLabel: String { FilePath.normalize(configuration.output) }
+    let outputLabel: String
 
-    var manifestLabel: String { FilePath.normalize(configuration.manifest) }
+    let manifestLabel: String
 
     public func run() -> VerificationReport {
         var report = VerificationReport(images: 0, variants: 0, problems: [], replays: [], sourceNames: [:])
@@ -64,26 +66,35 @@ public struct Verifier: Sendable {
     }
 
     /// Runs every check, filling in `report` as it goes, and returns the problems found.
+    ///
+    /// Wall time is what a CI job waits for, so every part runs on all `jobs` threads: the
+    /// sources are walked and hashed while the manifest's JSON is decoded (neither needs the
+    /// other), then the index check, the orphan walk, the sources left to hash and the images
+    /// are one list of work items that the threads share.
     private func check(_ report: inout VerificationReport) -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
 
-        let data: [UInt8]
-        do {
-            data = try Directory.readFile(atPath: configuration.manifestPath, limit: Self.manifestByteLimit)
-        } catch {
-            let missing = error.code == ENOENT
-            problems.append(
-                VerificationProblem(
-                    path: manifestLabel, kind: missing ? "manifest-missing" : Self.unreadable,
-                    message: missing ? "no manifest; run ladder build first" : error.description))
-            return problems
+        let read = Mutex<Step<Manifest>?>(nil)
+        let walked = Mutex<Step<SourceDigests>?>(nil)
+        let manifestDone = Atomic<Bool>(false)
+        ParallelRunner.run(count: 2, width: options.jobs) { index in
+            if index == 0 {
+                let manifest = self.readManifest()
+                read.withLock { $0 = manifest }
+                manifestDone.store(true, ordering: .releasing)
+            } else {
+                let sources = self.walkSources()
+                walked.withLock { $0 = sources }
+                guard case .done(let digests) = sources else { return true }
+                while !manifestDone.load(ordering: .acquiring) && digests.hashNext() {}
+            }
+            return true
         }
         let manifest: Manifest
-        do {
-            manifest = try Manifest(shapeOf: Data(data))
-        } catch {
-            problems.append(VerificationProblem(path: manifestLabel, kind: "manifest-invalid", message: error.reason))
-            return problems
+        switch read.withLock({ $0 }) {
+        case .done(let decoded)?: manifest = decoded
+        case .stopped(let problem)?: return [problem]
+        case nil: return problems
         }
         report.images = manifest.images.count
         report.failures = manifest.failures.count
@@ -114,45 +125,109 @@ public struct Verifier: Sendable {
         let cache =
             options.cachesReplays && options.frames == nil && options.replays(configuration)
             ? ReplayCache(stateFolder: configuration.resolve(Builder.stateFolder)) : nil
-        let checked = checkImages(manifest, unsafe: unsafe, output: output, cache: cache)
+        let sources = walked.withLock { $0 }
+        var digests: SourceDigests?
+        if case .done(let walked)? = sources { digests = walked }
+        let checked = checkAll(
+            manifest, unsafe: unsafe, output: output, cache: cache, digests: digests)
         cache?.removeUnused()
         problems += checked.problems
         report.replays = checked.replays
-        problems += checkSources(manifest)
-        problems += checkOrphans(manifest, output: output)
-        problems += ManifestIndexCheck(configuration: configuration, manifestLabel: manifestLabel).problems(manifest)
+        switch sources {
+        case .done(let digests)?: problems += checkSources(manifest, digests)
+        case .stopped(let problem)?: problems.append(problem)
+        case nil: break
+        }
         return problems
+    }
+
+    /// A step's value, or the problem that stops it.
+    enum Step<Value: Sendable>: Sendable {
+        case done(Value)
+        case stopped(VerificationProblem)
+    }
+
+    /// The manifest, read and decoded, or the problem that stops verify.
+    private func readManifest() -> Step<Manifest> {
+        let data: [UInt8]
+        do {
+            data = try Directory.readFile(atPath: configuration.manifestPath, limit: Self.manifestByteLimit)
+        } catch {
+            let missing = error.code == ENOENT
+            return .stopped(
+                VerificationProblem(
+                    path: manifestLabel, kind: missing ? "manifest-missing" : Self.unreadable,
+                    message: missing ? "no manifest; run ladder build first" : error.description))
+        }
+        do {
+            return .done(try Manifest(shapeOf: Data(data)))
+        } catch {
+            return .stopped(VerificationProblem(path: manifestLabel, kind: "manifest-invalid", message: error.reason))
+        }
     }
 
     // MARK: - Images
 
-    private func checkImages(
-        _ manifest: Manifest, unsafe: Set<String>, output: Directory, cache: ReplayCache?
-    ) -> (
-        problems: [VerificationProblem], replays: [ImageReplay]
-    ) {
+    /// Checks the index, the output folder's orphans, the sources `digests` has not hashed yet,
+    /// and every image, on `jobs` threads; the two single items first, so that neither is left
+    /// running alone at the end.
+    private func checkAll(
+        _ manifest: Manifest, unsafe: Set<String>, output: Directory, cache: ReplayCache?, digests: SourceDigests?
+    ) -> (problems: [VerificationProblem], replays: [ImageReplay]) {
         let keys = manifest.images.keys.sorted()
         let results = Mutex<[(problems: [VerificationProblem], replay: ImageReplay?)]>([])
-        let prefix = configuration.outputPrefixInManifest
-        ParallelRunner.run(count: keys.count, width: options.jobs) { index in
-            let key = keys[index]
-            guard let entry = manifest.images[key] else { return true }
-            let result = self.checkImage(key, entry, unsafe: unsafe, prefix: prefix, output: output, cache: cache)
-            results.withLock { $0.append(result) }
+        let context = ImageContext(verifier: self, unsafe: unsafe, output: output, cache: cache)
+        let untaken = digests?.untaken ?? 0
+        let firstImage = 2 + untaken
+        ParallelRunner.run(count: firstImage + keys.count, width: options.jobs) { index in
+            switch index {
+            case 0:
+                let problems = ManifestIndexCheck(configuration: self.configuration, manifestLabel: self.manifestLabel)
+                    .problems(manifest)
+                results.withLock { $0.append((problems, nil)) }
+            case 1:
+                let problems = self.checkOrphans(manifest, output: output)
+                results.withLock { $0.append((problems, nil)) }
+            case 2..<firstImage:
+                _ = digests?.hashNext()
+            default:
+                let key = keys[index - firstImage]
+                guard let entry = manifest.images[key] else { return true }
+                let result = self.checkImage(key, entry, context: context)
+                results.withLock { $0.append(result) }
+            }
             return true
         }
         let all = results.withLock { $0 }
         return (all.flatMap(\.problems), all.compactMap(\.replay).sorted { $0.image < $1.image })
     }
 
+    /// What every image's check shares, computed once.
+    struct ImageContext: Sendable {
+        let unsafe: Set<String>
+        let prefix: String
+        let recipes: [String: VariantRecipe]
+        let recipeNames: [String]
+        let folders: FolderCache
+        let cache: ReplayCache?
+
+        init(verifier: Verifier, unsafe: Set<String>, output: Directory, cache: ReplayCache?) {
+            self.unsafe = unsafe
+            prefix = verifier.configuration.outputPrefixInManifest
+            recipes = Dictionary(uniqueKeysWithValues: verifier.configuration.variants.map { ($0.name, $0) })
+            recipeNames = recipes.keys.sorted()
+            folders = FolderCache(output)
+            self.cache = cache
+        }
+    }
+
     private func checkImage(
-        _ key: String, _ entry: Manifest.ImageEntry, unsafe: Set<String>, prefix: String, output: Directory,
-        cache: ReplayCache?
+        _ key: String, _ entry: Manifest.ImageEntry, context: ImageContext
     ) -> (problems: [VerificationProblem], replay: ImageReplay?) {
         var problems: [VerificationProblem] = []
-        let source = entry.sources.sorted().first
-        let recipes = Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0) })
-        for name in recipes.keys.sorted() where entry.variants[name] == nil {
+        let source = entry.sources.count == 1 ? entry.sources.first : entry.sources.sorted().first
+        let (prefix, recipes) = (context.prefix, context.recipes)
+        for name in context.recipeNames where entry.variants[name] == nil {
             problems.append(
                 VerificationProblem(
                     path: manifestLabel, kind: "missing-variant",
@@ -161,7 +236,9 @@ public struct Verifier: Sendable {
         var rungs: [Rung] = []
         var allDecodable = true
         for name in entry.variants.keys.sorted() {
-            guard let variant = entry.variants[name], !unsafe.contains(key + "/" + name) else { continue }
+            guard let variant = entry.variants[name],
+                context.unsafe.isEmpty || !context.unsafe.contains(key + "/" + name)
+            else { continue }
             let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix)
             let label = relative.map { outputLabel + "/" + $0 } ?? variant.path
             func problem(_ kind: String, _ message: String) {
@@ -179,8 +256,8 @@ public struct Verifier: Sendable {
             do {
                 // Never more than the build would read: a variant replaced by a huge file is
                 // refused by its size before it is read.
-                bytes = try output.subdirectory(FilePath.parent(relative), create: false)
-                    .readFile(FilePath.name(relative), limit: configuration.limits.maxFileBytes)
+                let (folder, name) = try context.folders.folder(of: relative)
+                bytes = try folder.readFile(name, limit: configuration.limits.maxFileBytes)
             } catch {
                 allDecodable = false
                 switch error.code {
@@ -201,7 +278,9 @@ public struct Verifier: Sendable {
             check.deep = options.deep
             let outcome = check.check()
             problems += outcome.problems
-            problems += ScanEndsCheck(entry: variant, bytes: bytes, label: label, image: key).problems()
+            problems += ScanEndsCheck(
+                entry: variant, bytes: bytes, structure: outcome.structure, label: label, image: key
+            ).problems()
             allDecodable = allDecodable && outcome.decodable
             rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
         }
@@ -216,7 +295,7 @@ public struct Verifier: Sendable {
         // An image with a file that must not be decoded (over its box or the limits) is not
         // replayed: its problem is already reported, and a replay would decode it.
         guard allDecodable else { return (problems, nil) }
-        return replayLadder(key, source: source, rungs: rungs, problems: problems, cache: cache)
+        return replayLadder(key, source: source, rungs: rungs, problems: problems, cache: context.cache)
     }
 
     /// One variant file of an image, as read.
@@ -373,36 +452,27 @@ public struct Verifier: Sendable {
 
     // MARK: - Sources
 
+    /// The current source files, to be hashed by `SourceDigests.hashNext()`, or the problem
+    /// that stops the walk.
+    private func walkSources() -> Step<SourceDigests> {
+        do {
+            return .done(SourceDigests(files: try SourceWalker(configuration: configuration).walk().files))
+        } catch {
+            return .stopped(
+                VerificationProblem(path: error.path, kind: "source-unreadable", message: error.description))
+        }
+    }
+
     /// Every current source must be in the manifest under its current content, and every
     /// source the manifest names must still be there; a source that failed to build is a problem.
-    private func checkSources(_ manifest: Manifest) -> [VerificationProblem] {
+    private func checkSources(_ manifest: Manifest, _ digests: SourceDigests) -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
-        let walk: SourceWalker.Result
-        do {
-            walk = try SourceWalker(configuration: configuration).walk()
-        } catch {
-            return [VerificationProblem(path: error.path, kind: "source-unreadable", message: error.description)]
-        }
-        let files = walk.files
-        let hashes = Mutex<[String: Result<String, FileSystemError>]>([:])
-        ParallelRunner.run(count: files.count, width: options.jobs) { index in
-            let file = files[index]
-            let result: Result<String, FileSystemError>
-            do throws(FileSystemError) {
-                // As a stream: a source of any size costs one buffer, on every thread at once.
-                result = .success(try Directory.digest(ofFileAtPath: file.absolutePath, .sha1).hex)
-            } catch {
-                result = .failure(error)
-            }
-            hashes.withLock { $0[file.path] = result }
-            return true
-        }
-        let current = hashes.withLock { $0 }
+        let files = digests.files
         var listed: [String: String] = [:]
         for (key, entry) in manifest.images { for path in entry.sources { listed[path] = key } }
 
-        for file in files {
-            switch current[file.path] {
+        for (file, digest) in zip(files, digests.results) {
+            switch digest {
             case .failure(let error)?:
                 problems.append(
                     VerificationProblem(path: file.path, kind: "source-unreadable", message: error.description))
