@@ -468,8 +468,10 @@ public struct Verifier: Sendable {
     private func checkSources(_ manifest: Manifest, _ digests: SourceDigests) -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
         let files = digests.files
-        var listed: [String: String] = [:]
-        for (key, entry) in manifest.images { for path in entry.sources { listed[path] = key } }
+        // Paths by their bytes: Swift's strings compare names that differ only by Unicode
+        // normalization equal, while they are two files here (see `SourceWalker`).
+        var listed: [[UInt8]: String] = [:]
+        for (key, entry) in manifest.images { for path in entry.sources { listed[Array(path.utf8)] = key } }
 
         for (file, digest) in zip(files, digests.results) {
             switch digest {
@@ -486,9 +488,9 @@ public struct Verifier: Sendable {
                                 message: "the source failed to build and has changed since; run ladder build"))
                     }
                     continue
-                } else if listed[file.path] == sha1 {
+                } else if listed[Array(file.path.utf8)] == sha1 {
                     continue
-                } else if listed[file.path] != nil {
+                } else if listed[Array(file.path.utf8)] != nil {
                     problems.append(
                         VerificationProblem(
                             path: file.path, kind: "stale",
@@ -503,11 +505,12 @@ public struct Verifier: Sendable {
                 continue
             }
         }
-        let present = Set(files.map(\.path))
-        for path in Set(listed.keys).union(manifest.failures.keys) where !present.contains(path) {
+        let present = Set(files.map { Array($0.path.utf8) })
+        let named = Set(listed.keys).union(manifest.failures.keys.map { Array($0.utf8) })
+        for path in named where !present.contains(path) {
             problems.append(
                 VerificationProblem(
-                    path: path, kind: "stale",
+                    path: String(decoding: path, as: UTF8.self), kind: "stale",
                     message: "the manifest lists a source that no longer exists; run ladder build",
                     image: listed[path]))
         }
