@@ -15,7 +15,7 @@ extension Directory {
             FilePath.isNormalized(path) && path.hasPrefix("/")
             ? openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
         guard file >= 0 else {
-            // The same errors, named as they are named elsewhere.
+            // Opened again through its folder, so that a failure is reported as it always was.
             return try Self.open(FilePath.parent(path)).digest(of: FilePath.name(path), algorithm, limit: limit)
         }
         defer { close(file) }
