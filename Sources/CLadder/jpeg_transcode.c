@@ -89,6 +89,19 @@ ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t 
     int sampled = sample && sample->tiles_across > 0 && sample->tiles_down > 0 && sample->tile_columns > 0 &&
                   sample->tile_rows > 0;
     if (sampled) {
+        /* The tiles must fit clear of the last iMCU row and column, or the copy would run off. */
+        long columns = (long)((cinfo->image_width + 8 * cinfo->max_h_samp_factor - 1) /
+                              (8 * (JDIMENSION)cinfo->max_h_samp_factor)) - 1;
+        long rows = (long)((cinfo->image_height + 8 * cinfo->max_v_samp_factor - 1) /
+                           (8 * (JDIMENSION)cinfo->max_v_samp_factor)) - 1;
+        if ((long)sample->tiles_across * sample->tile_columns > columns ||
+            (long)sample->tiles_down * sample->tile_rows > rows) {
+            ladder_copy_message("the sample's tiles do not fit in the image", message, message_capacity);
+            jpeg_destroy_decompress(&coefficients->cinfo);
+            free(coefficients->data);
+            free(coefficients);
+            return NULL;
+        }
         /* Arrays requested before jpeg_read_coefficients() are allocated along with its own. */
         coefficients->grid = *sample;
         for (int c = 0; c < cinfo->num_components; c++) {

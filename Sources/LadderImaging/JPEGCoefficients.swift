@@ -30,9 +30,9 @@ public final class JPEGCoefficients {
         }
     }
 
-    /// Reads `bytes`; with a `sample`, also keeps that sample of the image. The sample's tiles
-    /// must fit in their cells (`down` x `rows` iMCU rows at most in all but the image's last
-    /// iMCU row, and alike for columns).
+    /// Reads `bytes`; with a `sample`, also keeps that sample of the image. The tiles must fit
+    /// clear of the image's last iMCU row and column (`down` x `rows` iMCU rows at most of the
+    /// others, and alike for columns), or the read fails.
     public init(reading bytes: [UInt8], sample: Sample? = nil) throws(ImagingError) {
         var message = [CChar](repeating: 0, count: 256)
         func read(_ grid: UnsafePointer<ladder_coefficient_sample>?) -> OpaquePointer? {
@@ -64,7 +64,7 @@ public final class JPEGCoefficients {
         try write(scans.map(\.libjpegScan), count: Int32(scans.count), sample: false)
     }
 
-    /// The sample (see `init(reading:sampleEvery:)`) written with exactly the scans of
+    /// The sample (see `init(reading:sample:)`) written with exactly the scans of
     /// `scans`, without the source's markers; the whole image when no sample was taken.
     public func sampleWritten(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {
         try write(scans.map(\.libjpegScan), count: Int32(scans.count), sample: isSampled)

@@ -105,6 +105,18 @@ struct ScanChoiceTests {
         }
     }
 
+    @Test("a sample whose tiles do not fit in the image is refused with the reason, not read off its edge")
+    func sampleThatDoesNotFit() throws {
+        let jpeg = try Self.photoSized(width: 320, height: 240)
+        // 20 iMCUs across (4:2:0), the last kept clear: 3 tiles of 6 fit, 4 do not.
+        _ = try JPEGCoefficients(reading: jpeg, sample: .init(across: 3, down: 2, columns: 6, rows: 6))
+        #expect {
+            try JPEGCoefficients(reading: jpeg, sample: .init(across: 4, down: 1, columns: 6, rows: 6))
+        } throws: { error in
+            "\(error)".contains("do not fit")
+        }
+    }
+
     @Test("measured on a sample, every candidate scores as on the whole image, and the pick is the whole image's")
     func sampleTracksTheWholeImage() throws {
         let jpeg = try Self.photoSized(width: 1600, height: 1200)
