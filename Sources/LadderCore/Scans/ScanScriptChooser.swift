@@ -190,8 +190,8 @@ public struct ScanScriptChooser: Sendable {
 
     /// The sample to measure the image of `structure` on, or nil to measure the whole image (an
     /// image of at most `scoringPixels` pixels, or too small for 4 tiles): a grid of square
-    /// tiles of `scoringPixels` pixels in all (one tile more at most), spread evenly over the
-    /// image in both directions, as many across as its shape asks. Whole-width bands of one
+    /// tiles of about `scoringPixels` pixels in all (never more than one tile over), spread
+    /// evenly over the image in both directions, as many across as its shape asks. Whole-width bands of one
     /// iMCU row, as revision 3 sampled, misjudged photos: every block of such a sample lies
     /// within two blocks of another band, so block smoothing worked from the wrong neighbours.
     static func sampling(_ structure: JPEGStructure, scoringPixels: Int) -> Sampling? {
