@@ -13,31 +13,53 @@ struct ladder_coefficients {
     jvirt_barray_ptr *arrays;
     unsigned char *data;
     size_t length;
-    /* A sample of the image: every `sample_every`-th row of iMCUs (NULL when not asked for). */
+    /* A sample of the image: a grid of tiles, each a rectangle of whole iMCUs, put side by
+       side (the arrays are NULL when no sample was asked for). */
     jvirt_barray_ptr sample[MAX_COMPONENTS];
-    int sample_every;
-    JDIMENSION sample_rows;
+    ladder_coefficient_sample grid;
 };
 
-/* Copies every `sample_every`-th iMCU row of the coefficients into the sample arrays. */
+/* Where the `index`-th of `count` tiles of `size` iMCUs starts among `usable` iMCUs: the
+   middle of the index-th of `count` equal cells. */
+static JDIMENSION tile_start(JDIMENSION index, JDIMENSION count, JDIMENSION size, JDIMENSION usable) {
+    JDIMENSION cell = usable / count;
+    return index * usable / count + (cell > size ? (cell - size) / 2 : 0);
+}
+
+/* Copies the tiles of the grid from the coefficients into the sample arrays, row of blocks by
+   row of blocks. */
 static void take_sample(ladder_coefficients *coefficients) {
     struct jpeg_decompress_struct *cinfo = &coefficients->cinfo;
+    const ladder_coefficient_sample *grid = &coefficients->grid;
+    /* The last iMCU row and column may be partly padding: tiles stay clear of them. */
+    JDIMENSION columns = (cinfo->image_width + 8 * cinfo->max_h_samp_factor - 1) /
+                         (8 * (JDIMENSION)cinfo->max_h_samp_factor) - 1;
+    JDIMENSION rows = (cinfo->image_height + 8 * cinfo->max_v_samp_factor - 1) /
+                      (8 * (JDIMENSION)cinfo->max_v_samp_factor) - 1;
     for (int c = 0; c < cinfo->num_components; c++) {
         jpeg_component_info *component = &cinfo->comp_info[c];
-        JDIMENSION rows = (JDIMENSION)component->v_samp_factor;
-        for (JDIMENSION row = 0; row < coefficients->sample_rows; row++) {
-            JBLOCKARRAY from = (*cinfo->mem->access_virt_barray)(
-                (j_common_ptr)cinfo, coefficients->arrays[c], row * coefficients->sample_every * rows, rows, FALSE);
-            JBLOCKARRAY to = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, coefficients->sample[c],
-                                                               row * rows, rows, TRUE);
-            for (JDIMENSION r = 0; r < rows; r++)
-                memcpy(to[r], from[r], component->width_in_blocks * sizeof(JBLOCK));
+        JDIMENSION h = (JDIMENSION)component->h_samp_factor, v = (JDIMENSION)component->v_samp_factor;
+        for (JDIMENSION down = 0; down < (JDIMENSION)grid->tiles_down; down++) {
+            JDIMENSION top = tile_start(down, (JDIMENSION)grid->tiles_down, (JDIMENSION)grid->tile_rows, rows) * v;
+            for (JDIMENSION r = 0; r < (JDIMENSION)grid->tile_rows * v; r++) {
+                JBLOCKARRAY from = (*cinfo->mem->access_virt_barray)(
+                    (j_common_ptr)cinfo, coefficients->arrays[c], top + r, 1, FALSE);
+                JBLOCKARRAY to = (*cinfo->mem->access_virt_barray)(
+                    (j_common_ptr)cinfo, coefficients->sample[c], down * (JDIMENSION)grid->tile_rows * v + r, 1, TRUE);
+                for (JDIMENSION across = 0; across < (JDIMENSION)grid->tiles_across; across++) {
+                    JDIMENSION left =
+                        tile_start(across, (JDIMENSION)grid->tiles_across, (JDIMENSION)grid->tile_columns, columns) * h;
+                    memcpy(to[0] + across * (JDIMENSION)grid->tile_columns * h, from[0] + left,
+                           (size_t)grid->tile_columns * h * sizeof(JBLOCK));
+                }
+            }
         }
     }
 }
 
-ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t length, int sample_every,
-                                              char *message, size_t message_capacity) {
+ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t length,
+                                              const ladder_coefficient_sample *sample, char *message,
+                                              size_t message_capacity) {
     ladder_coefficients *volatile coefficients = calloc(1, sizeof(ladder_coefficients));
     if (coefficients) coefficients->data = malloc(length ? length : 1);
     if (!coefficients || !coefficients->data) {
@@ -64,25 +86,35 @@ ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t 
     for (int m = 0; m < 16; m++) jpeg_save_markers(&coefficients->cinfo, JPEG_APP0 + m, 0xFFFF);
     jpeg_read_header(&coefficients->cinfo, TRUE);
     struct jpeg_decompress_struct *cinfo = &coefficients->cinfo;
-    if (sample_every > 1) {
+    int sampled = sample && sample->tiles_across > 0 && sample->tiles_down > 0 && sample->tile_columns > 0 &&
+                  sample->tile_rows > 0;
+    if (sampled) {
+        /* The tiles must fit clear of the last iMCU row and column, or the copy would run off. */
+        long columns = (long)((cinfo->image_width + 8 * cinfo->max_h_samp_factor - 1) /
+                              (8 * (JDIMENSION)cinfo->max_h_samp_factor)) - 1;
+        long rows = (long)((cinfo->image_height + 8 * cinfo->max_v_samp_factor - 1) /
+                           (8 * (JDIMENSION)cinfo->max_v_samp_factor)) - 1;
+        if ((long)sample->tiles_across * sample->tile_columns > columns ||
+            (long)sample->tiles_down * sample->tile_rows > rows) {
+            ladder_copy_message("the sample's tiles do not fit in the image", message, message_capacity);
+            jpeg_destroy_decompress(&coefficients->cinfo);
+            free(coefficients->data);
+            free(coefficients);
+            return NULL;
+        }
         /* Arrays requested before jpeg_read_coefficients() are allocated along with its own. */
-        JDIMENSION imcu_rows = (cinfo->image_height + 8 * cinfo->max_v_samp_factor - 1) /
-                               (8 * (JDIMENSION)cinfo->max_v_samp_factor);
-        coefficients->sample_every = sample_every;
-        coefficients->sample_rows = (imcu_rows + (JDIMENSION)sample_every - 1) / (JDIMENSION)sample_every;
+        coefficients->grid = *sample;
         for (int c = 0; c < cinfo->num_components; c++) {
             jpeg_component_info *component = &cinfo->comp_info[c];
-            /* Whole iMCUs wide, as libjpeg's own arrays are. */
-            JDIMENSION width = (component->width_in_blocks + (JDIMENSION)component->h_samp_factor - 1) /
-                               (JDIMENSION)component->h_samp_factor * (JDIMENSION)component->h_samp_factor;
             coefficients->sample[c] = (*cinfo->mem->request_virt_barray)(
-                (j_common_ptr)cinfo, JPOOL_IMAGE, TRUE, width,
-                coefficients->sample_rows * (JDIMENSION)component->v_samp_factor,
+                (j_common_ptr)cinfo, JPOOL_IMAGE, TRUE,
+                (JDIMENSION)(sample->tiles_across * sample->tile_columns * component->h_samp_factor),
+                (JDIMENSION)(sample->tiles_down * sample->tile_rows * component->v_samp_factor),
                 (JDIMENSION)component->v_samp_factor);
         }
     }
     coefficients->arrays = jpeg_read_coefficients(cinfo);
-    if (sample_every > 1) take_sample(coefficients);
+    if (sampled) take_sample(coefficients);
     return coefficients;
 }
 
@@ -124,11 +156,13 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, con
 
     /* Resets scan_info and friends (it calls jpeg_set_defaults), so the script comes after. */
     jpeg_copy_critical_parameters(&coefficients->cinfo, &cinfo);
-    sample = sample && coefficients->sample_every > 1;
+    sample = sample && coefficients->sample[0] != NULL;
     if (sample) {
-        JDIMENSION imcu = 8 * (JDIMENSION)coefficients->cinfo.max_v_samp_factor;
-        JDIMENSION height = coefficients->sample_rows * imcu;
-        cinfo.image_height = height < coefficients->cinfo.image_height ? height : coefficients->cinfo.image_height;
+        const ladder_coefficient_sample *grid = &coefficients->grid;
+        cinfo.image_width = (JDIMENSION)(grid->tiles_across * grid->tile_columns * 8 *
+                                         coefficients->cinfo.max_h_samp_factor);
+        cinfo.image_height = (JDIMENSION)(grid->tiles_down * grid->tile_rows * 8 *
+                                          coefficients->cinfo.max_v_samp_factor);
     }
     cinfo.optimize_coding = TRUE;
     if (scan_count < 0) {

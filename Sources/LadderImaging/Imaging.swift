@@ -20,14 +20,26 @@ public enum Imaging {
     /// libvips' operation cache is switched off: a batch never revisits an input, and a cache
     /// keyed by file name could serve a file that changed in place.
     ///
-    /// - Parameter threadsPerImage: worker threads libvips may use inside one image; ladder
-    ///   parallelises across images, so 1 is the right value for batches.
+    /// - Parameters:
+    ///   - threadsPerImage: worker threads libvips may use inside one image; ladder
+    ///     parallelises across images, so 1 is the right value for batches.
+    ///   - tileHeight: libvips' tile height (its `--vips-tile-height` option, 128 by default),
+    ///     nil to keep libvips' own. With one thread it is also the height of the strips libvips
+    ///     computes an image into memory by, and a sequential decode keeps 4 such strips of rows
+    ///     of the source cached in each of its two line caches (the loader's and the
+    ///     thumbnail's): 2 x 512 rows by default, 12 MB for a 4032-pixel-wide photo. The pixels
+    ///     do not depend on it.
     /// - Throws: `ImagingError` when libvips cannot start.
-    public static func start(threadsPerImage: Int = 1) throws(ImagingError) {
+    public static func start(threadsPerImage: Int = 1, tileHeight: Int? = nil) throws(ImagingError) {
         let failure: ImagingError? = started.withLock { isStarted in
             guard !isStarted else { return nil }
             guard ladder_vips_init("ladder") == 0 else {
                 return ImagingError(operation: "start libvips", path: nil, reason: takeVipsError())
+            }
+            if let tileHeight {
+                guard setOptions(["--vips-tile-height=\(tileHeight)"]) else {
+                    return ImagingError(operation: "start libvips", path: nil, reason: "cannot set the tile height")
+                }
             }
             vips_cache_set_max(0)
             vips_cache_set_max_mem(0)
@@ -39,6 +51,29 @@ public enum Imaging {
         }
         if let failure { throw failure }
     }
+
+    /// Parses `arguments` as libvips' own command-line options (`--vips-...`, the ones the vips
+    /// tools take; vips_add_option_entries()): the only way libvips offers to set some of them.
+    private static func setOptions(_ arguments: [String]) -> Bool {
+        guard let context = g_option_context_new(nil) else { return false }
+        defer { g_option_context_free(context) }
+        let group = g_option_group_new("vips", "libvips", "libvips options", nil, nil)
+        vips_add_option_entries(group)
+        g_option_context_set_main_group(context, group)
+        let storage = (["ladder"] + arguments).map { strdup($0) }
+        defer { storage.forEach { free($0) } }
+        // GOption removes what it parsed from the array it is given: hand it a copy.
+        var argv = storage
+        var argc = Int32(argv.count)
+        return argv.withUnsafeMutableBufferPointer { buffer in
+            var pointer = buffer.baseAddress
+            return g_option_context_parse(context, &argc, &pointer, nil) != 0 && argc == 1
+        }
+    }
+
+    /// The most memory libvips has held at once in this process so far: its pictures, region
+    /// buffers and caches (Wraps vips_tracked_get_mem_highwater()).
+    public static var peakTrackedBytes: Int { Int(vips_tracked_get_mem_highwater()) }
 
     /// The versions of libvips, libjpeg-turbo and libexif in use.
     public static var versions: Versions {

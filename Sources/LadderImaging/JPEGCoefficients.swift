@@ -10,22 +10,50 @@ public final class JPEGCoefficients {
     /// The number of color components: 1 for grayscale, 3 for YCbCr.
     public let components: Int
 
-    /// Whether a sample was taken (`sampleEvery` > 1).
-    public let isSampled: Bool
+    /// The sample taken (see `init(reading:sample:)`), or nil.
+    public let sample: Sample?
+    /// Whether a sample was taken.
+    public var isSampled: Bool { sample != nil }
 
-    /// Reads `bytes`; with `sampleEvery` > 1, also keeps every `sampleEvery`-th row of iMCUs
-    /// (16 pixel rows for 4:2:0, 8 otherwise) as a smaller image with the same detail.
-    public init(reading bytes: [UInt8], sampleEvery: Int = 1) throws(ImagingError) {
+    /// A sample of an image: a grid of `across` x `down` tiles, each `columns` x `rows` iMCUs
+    /// (an iMCU is 16x16 pixels for 4:2:0, 8x8 for 4:4:4), taken from the middles of equal
+    /// cells of the image, clear of its last iMCU row and column (which may be partly
+    /// padding), and put side by side in that order: a smaller image with the same detail.
+    public struct Sample: Sendable, Equatable {
+        public var across: Int
+        public var down: Int
+        public var columns: Int
+        public var rows: Int
+
+        public init(across: Int, down: Int, columns: Int, rows: Int) {
+            (self.across, self.down, self.columns, self.rows) = (across, down, columns, rows)
+        }
+    }
+
+    /// Reads `bytes`; with a `sample`, also keeps that sample of the image. The tiles must fit
+    /// clear of the image's last iMCU row and column (`down` x `rows` iMCU rows at most of the
+    /// others, and alike for columns), or the read fails.
+    public init(reading bytes: [UInt8], sample: Sample? = nil) throws(ImagingError) {
         var message = [CChar](repeating: 0, count: 256)
-        guard
-            let handle = bytes.withUnsafeBufferPointer({
-                ladder_coefficients_read($0.baseAddress!, $0.count, Int32(sampleEvery), &message, message.count)
-            })
-        else {
+        func read(_ grid: UnsafePointer<ladder_coefficient_sample>?) -> OpaquePointer? {
+            bytes.withUnsafeBufferPointer {
+                ladder_coefficients_read($0.baseAddress!, $0.count, grid, &message, message.count)
+            }
+        }
+        let handle: OpaquePointer?
+        if let sample {
+            let grid = ladder_coefficient_sample(
+                tiles_across: Int32(sample.across), tiles_down: Int32(sample.down),
+                tile_columns: Int32(sample.columns), tile_rows: Int32(sample.rows))
+            handle = withUnsafePointer(to: grid) { read($0) }
+        } else {
+            handle = read(nil)
+        }
+        guard let handle else {
             throw ImagingError(operation: "read JPEG coefficients", path: nil, reason: cString(message))
         }
         self.handle = handle
-        isSampled = sampleEvery > 1
+        self.sample = sample
         components = Int(ladder_coefficients_components(handle))
     }
 
@@ -36,7 +64,7 @@ public final class JPEGCoefficients {
         try write(scans.map(\.libjpegScan), count: Int32(scans.count), sample: false)
     }
 
-    /// The sample (see `init(reading:sampleEvery:)`) written with exactly the scans of
+    /// The sample (see `init(reading:sample:)`) written with exactly the scans of
     /// `scans`, without the source's markers; the whole image when no sample was taken.
     public func sampleWritten(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {
         try write(scans.map(\.libjpegScan), count: Int32(scans.count), sample: isSampled)
@@ -53,7 +81,8 @@ public final class JPEGCoefficients {
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
         let status = scans.withUnsafeBufferPointer {
-            ladder_coefficients_write(handle, sample ? 1 : 0, $0.baseAddress, count, &output, &length, &message, message.count)
+            ladder_coefficients_write(
+                handle, sample ? 1 : 0, $0.baseAddress, count, &output, &length, &message, message.count)
         }
         guard status == 0, let output else {
             throw ImagingError(operation: "write JPEG coefficients", path: nil, reason: cString(message))

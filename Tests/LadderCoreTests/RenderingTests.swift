@@ -184,11 +184,30 @@ struct RenderingTests {
         let pool = WorkerPool(settings: WorkerPool.Settings(for: limits, executable: executable, workers: 1))
         defer { pool.shutdown() }
         // Asked with every format allowed, so that only the worker's loaders can refuse it.
-        #expect { try pool.render(TestImages.halfTransparentPNG(), variants: Self.variants, settings: Self.settings) }
-            throws: { error in !"\(error)".contains("not enabled") }
+        #expect {
+            try pool.render(TestImages.halfTransparentPNG(), variants: Self.variants, settings: Self.settings)
+        } throws: { error in !"\(error)".contains("not enabled") }
         let rendered = try pool.render(
             TestImages.gradientJPEG(width: 300, height: 200), variants: Self.variants, settings: Self.settings)
         #expect(rendered.facts.size == PixelSize(width: 300, height: 200))
+    }
+
+    @Test("a render worker holds little more than the decoded picture: libvips' line caches stay a few rows deep")
+    func workerImagingMemory() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        let pool = WorkerPool(settings: WorkerPool.Settings(for: DecodeLimits(), executable: executable, workers: 1))
+        defer { pool.shutdown() }
+        // A 12-megapixel camera-sized source, decoded to 2560x1920 for the full-size variant.
+        let rendered = try pool.render(
+            TestImages.gradientJPEG(width: 4032, height: 3024), variants: Self.variants, settings: Self.settings)
+        let full = try Self.variant("full", of: rendered)
+        #expect(full.size == PixelSize(width: 2560, height: 1920))
+        let picture = full.size.width * full.size.height * 3
+        // 20 MB: the picture, the thumbnails and a few rows of region buffers. With libvips'
+        // default tile height its two line caches along a sequential decode also held 2 x 512
+        // rows of the 4032-pixel-wide source: 12 MB more.
+        #expect(pool.imagingPeakBytes > picture)
+        #expect(pool.imagingPeakBytes < picture + picture / 2)
     }
 
     @Test("a render worker's start-up does not count against the time limit: only its render does")

@@ -26,13 +26,17 @@ struct ScanChoiceTests {
                 .variants.first { $0.name == "full" }!
         }
         #expect(try parse(#"{"sources": ["photos"]}"#).progressive?.automatic != nil)
-        #expect(try parse(#"{"sources": ["photos"], "variants": {"full": {"progressive": true}}}"#).progressive?.automatic != nil)
+        #expect(
+            try parse(#"{"sources": ["photos"], "variants": {"full": {"progressive": true}}}"#).progressive?.automatic
+                != nil)
         let auto = try parse(
-            #"{"sources": ["photos"], "replay": {"firstPaintBudget": 0.3}, "variants": {"full": {"progressive": {"scans": 6, "script": "auto"}}}}"#)
+            #"{"sources": ["photos"], "replay": {"firstPaintBudget": 0.3}, "variants": {"full": {"progressive": {"scans": 6, "script": "auto"}}}}"#
+        )
         #expect(auto.progressive?.automatic?.firstPictureBudget == 0.3)
         #expect(auto.progressive?.scanCount == 6)
         let fixed = try parse(
-            #"{"sources": ["photos"], "variants": {"full": {"progressive": {"script": {"color": "0,1,2: 0-0,0,0; 0: 1-9,0,0; 2: 1-63,0,0; 1: 1-63,0,0; 0: 10-63,0,0;"}}}}}"#)
+            #"{"sources": ["photos"], "variants": {"full": {"progressive": {"script": {"color": "0,1,2: 0-0,0,0; 0: 1-9,0,0; 2: 1-63,0,0; 1: 1-63,0,0; 0: 10-63,0,0;"}}}}}"#
+        )
         #expect(fixed.progressive?.automatic == nil)
     }
 
@@ -77,6 +81,59 @@ struct ScanChoiceTests {
             #expect(estimate.total == written.count)
             #expect(Array(estimate.showableAt.dropLast()) == structure.scans.dropFirst().map(\.dataOffset))
         }
+    }
+
+    /// A photo-sized image's baseline JPEG, as the auto path encodes it before choosing.
+    static func photoSized(width: Int, height: Int) throws -> [UInt8] {
+        try ProgressiveSubjects.noisyPhoto(width: width, height: height)
+            .jpegEncoded(JPEGEncoding(quality: 85, fullChroma: false))
+    }
+
+    @Test("the sample candidates are measured on stays within the scoring budget, whatever the image's shape")
+    func sampleWithinBudget() throws {
+        let chooser = ScanScriptChooser(scans: 5, firstPictureBudget: 0.25)
+        for (width, height) in [(2560, 1920), (1920, 2560), (2560, 640)] {
+            let (coefficients, _) = try chooser.estimates(for: try Self.photoSized(width: width, height: height))
+            let sample = try coefficients.sampleWritten(scans: ScanScript.recommendedColor.scans)
+            // libjpeg's own reading of the sample's size.
+            let state = try JPEGReplayDecoder(sample, maximumScans: 10).advance(to: sample.count)
+            #expect(state.width * state.height < width * height / 4, "\(width)x\(height)")
+            // A tile (96x96 pixels) over the budget at most.
+            #expect(
+                state.width * state.height <= chooser.scoringPixels + 96 * 96,
+                "\(width)x\(height): a sample of \(state.width)x\(state.height)")
+        }
+    }
+
+    @Test("a sample whose tiles do not fit in the image is refused with the reason, not read off its edge")
+    func sampleThatDoesNotFit() throws {
+        let jpeg = try Self.photoSized(width: 320, height: 240)
+        // 20 iMCUs across (4:2:0), the last kept clear: 3 tiles of 6 fit, 4 do not.
+        _ = try JPEGCoefficients(reading: jpeg, sample: .init(across: 3, down: 2, columns: 6, rows: 6))
+        #expect {
+            try JPEGCoefficients(reading: jpeg, sample: .init(across: 4, down: 1, columns: 6, rows: 6))
+        } throws: { error in
+            "\(error)".contains("do not fit")
+        }
+    }
+
+    @Test("measured on a sample, every candidate scores as on the whole image, and the pick is the whole image's")
+    func sampleTracksTheWholeImage() throws {
+        let jpeg = try Self.photoSized(width: 1600, height: 1200)
+        let sampled = ScanScriptChooser(scans: 5, firstPictureBudget: 1)
+        let whole = ScanScriptChooser(scans: 5, firstPictureBudget: 1, scoringPixels: Int.max)
+        let (coefficients, estimates) = try sampled.estimates(for: jpeg)
+        let (_, exact) = try whole.estimates(for: jpeg)
+        #expect(coefficients.isSampled)
+        #expect(estimates.map(\.script) == exact.map(\.script))
+        for (estimate, truth) in zip(estimates, exact) {
+            #expect(abs(estimate.quality - truth.quality) < 0.01, "\(estimate.script)")
+        }
+        // The sample's pick is, measured on the whole image, as good as the best candidate
+        // within 0.002 (the tie tolerance of docs/SCAN_SCRIPTS.md).
+        let pick = try #require(estimates.indices.max { estimates[$0].quality < estimates[$1].quality })
+        let best = try #require(exact.map(\.quality).max())
+        #expect(exact[pick].quality >= best - 0.002, "picked \(exact[pick].script)")
     }
 
     @Test("a first-picture budget no script can meet is met as closely as possible, with advice")

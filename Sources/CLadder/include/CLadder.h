@@ -121,13 +121,23 @@ int ladder_jpeg_encode(const unsigned char *pixels, int width, int height, int b
 /// same image can be written with several scan scripts without any loss.
 typedef struct ladder_coefficients ladder_coefficients;
 
-/// Reads the coefficients and markers of the JPEG in `data` (copied). With `sample_every` > 1,
-/// also keeps a sample of the image: every `sample_every`-th row of iMCUs (16 or 8 pixel rows),
-/// a smaller image with the same detail, for measuring scans cheaply. Returns NULL with
-/// libjpeg's message when the file cannot be read.
+/// A sample of an image's coefficients: `tiles_across` x `tiles_down` tiles, each
+/// `tile_columns` x `tile_rows` iMCUs, taken from the middles of equal cells of the image
+/// (clear of its last iMCU row and column, which may be partly padding) and put side by side.
+/// The caller makes sure the tiles fit in their cells.
+typedef struct {
+    int tiles_across;
+    int tiles_down;
+    int tile_columns;
+    int tile_rows;
+} ladder_coefficient_sample;
+
+/// Reads the coefficients and markers of the JPEG in `data` (copied). With a `sample` (may be
+/// NULL), also keeps that sample of the image: a smaller image with the same detail, for
+/// measuring scans cheaply. Returns NULL with libjpeg's message when the file cannot be read.
 ladder_coefficients *_Nullable ladder_coefficients_read(const unsigned char *data, size_t length,
-                                                        int sample_every, char *message,
-                                                        size_t message_capacity);
+                                                        const ladder_coefficient_sample *_Nullable sample,
+                                                        char *message, size_t message_capacity);
 
 /// The number of color components of the image.
 int ladder_coefficients_components(const ladder_coefficients *coefficients);

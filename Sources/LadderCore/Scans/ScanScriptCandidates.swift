@@ -17,7 +17,7 @@ public import LadderImaging
 public enum ScanScriptCandidates {
     /// Bumped whenever the candidates or the way they are scored change, so that files whose
     /// script was chosen the old way are made again.
-    public static let revision = 3
+    public static let revision = 4
 
     /// The places where spectral splits of luma cut the zigzag order: the first 2, 5 or 9 AC
     /// coefficients go first (the low-frequency 2x2 to 4x4 corners of each block; later cuts

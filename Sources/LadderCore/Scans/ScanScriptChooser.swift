@@ -26,9 +26,10 @@ public struct ScanScriptChoice: Sendable {
 ///   next one carries luma, and whether the other components are complete (`LumaState`: block
 ///   smoothing, on as browsers decode, reads all three), so each distinct state is decoded
 ///   once, luma only.
-/// - Scan lengths and pictures are measured on a sample of the image: evenly spaced bands of
-///   whole iMCU rows at full resolution (a reduced DCT scale would drop exactly the detail that
-///   tells the scripts apart), and the lengths scaled up to the whole image.
+/// - Scan lengths and pictures are measured on a sample of the image: square tiles of whole
+///   iMCUs spread evenly over it, at full resolution (a reduced DCT scale would drop exactly the
+///   detail that tells the scripts apart), the lengths scaled up to the whole image, and the
+///   pictures measured inside each tile's margin (`sampling(_:scoringPixels:)`).
 /// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
 public struct ScanScriptChooser: Sendable {
     /// The number of scans every candidate has.
@@ -38,8 +39,9 @@ public struct ScanScriptChooser: Sendable {
     /// A first picture within this many bytes meets the budget whatever its share
     /// (`ReplaySettings.firstRoundTripBytes`, as `ladder verify --replay` counts it).
     public var firstRoundTripBytes: Int
-    /// Candidates are measured on a sample of about this many pixels: evenly spaced rows of
-    /// whole iMCUs (at least 8 of them), at full resolution.
+    /// Candidates of an image larger than this are measured on a sample of at most about this
+    /// many pixels (one tile more at most): square tiles of whole iMCUs spread evenly over the
+    /// image, at full resolution.
     public var scoringPixels: Int
     /// The measure of pictures against the final one, on luma planes of a width and height.
     public var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
@@ -90,14 +92,8 @@ public struct ScanScriptChooser: Sendable {
         guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
             throw ImagingError(operation: "choose a scan script", path: nil, reason: "not a well-formed JPEG")
         }
-        // Rows of iMCUs (16 pixel rows for 4:2:0, else 8); the sample keeps every n-th one,
-        // and at least 8 of them.
-        let rowHeight = 8 * (structure.components.map(\.verticalSampling).max() ?? 1)
-        let rows = (structure.height + rowHeight - 1) / rowHeight
-        let pixels = structure.width * structure.height
-        let wanted = pixels <= scoringPixels ? 1 : (pixels + scoringPixels - 1) / max(1, scoringPixels)
-        let every = max(1, min(wanted, rows / 8))
-        let coefficients = try JPEGCoefficients(reading: jpeg, sampleEvery: every)
+        let sampling = Self.sampling(structure, scoringPixels: scoringPixels)
+        let coefficients = try JPEGCoefficients(reading: jpeg, sample: sampling?.sample)
         let candidates = scripts ?? ScanScriptCandidates.all(scans: scans, components: coefficients.components)
         guard !candidates.isEmpty else {
             throw ImagingError(
@@ -106,12 +102,11 @@ public struct ScanScriptChooser: Sendable {
                     "no \(scans)-scan script can carry a \(coefficients.components)-component image (color needs at least 4 scans)"
             )
         }
-        // From the sample to the whole image: entropy-coded data grows with the rows kept, and
+        // From the sample to the whole image: entropy-coded data grows with the iMCUs kept, and
         // the whole file has the source's metadata segments in its head.
-        let sampledRows = (rows + every - 1) / every
-        let dataScale = Double(rows) / Double(sampledRows)
+        let dataScale = sampling?.dataScale ?? 1
         // (A sample is written without markers; the whole image, when not sampled, with them.)
-        let metadataBytes = coefficients.isSampled ? structure.applicationSegments.reduce(0) { $0 + $1.length } : 0
+        let metadataBytes = sampling != nil ? structure.applicationSegments.reduce(0) { $0 + $1.length } : 0
 
         // Scan -> (bytes before its data: tables and SOS header, or the whole head of the
         // file for the first scan; bytes of entropy-coded data).
@@ -149,8 +144,9 @@ public struct ScanScriptChooser: Sendable {
             guard !wanted.isEmpty else { continue }
             let decoded = try Self.lumaPictures(sample, structure: written, scans: wanted)
             if reference == nil { reference = decoded.planes.last }
-            let values = pictureQuality(
-                Array(decoded.planes.prefix(unmeasured.count)), reference!, decoded.width, decoded.height)
+            let values = measured(
+                Array(decoded.planes.prefix(unmeasured.count)), reference: reference!, width: decoded.width,
+                height: decoded.height, sampling: sampling)
             for (position, index) in unmeasured.enumerated() { lumaQuality[lumaStates[index]] = values[position] }
         }
 
@@ -171,6 +167,84 @@ public struct ScanScriptChooser: Sendable {
             return Estimate(script: candidate, showableAt: showableAt, qualities: qualities, total: total)
         }
         return (coefficients, estimates)
+    }
+
+    /// How the candidates of one image are measured on a sample of it: the tiles kept, how much
+    /// more entropy-coded data the whole image has than the sample, and the tiles' size in pixels.
+    struct Sampling {
+        var sample: JPEGCoefficients.Sample
+        var dataScale: Double
+        var tileWidth: Int
+        var tileHeight: Int
+    }
+
+    /// The side of a sample's tiles in pixels (rounded down to whole iMCUs), and the margin of
+    /// each tile left out of the measure. libjpeg-turbo's block smoothing estimates a block's
+    /// missing coefficients from the DC of the blocks around it (up to two away), which across
+    /// a tile's edge belong to another part of the image; leaving the outer ring of blocks out
+    /// keeps the measure to blocks whose nearest neighbours are their own. Tiles of 96 pixels
+    /// with a margin of 8 picked the best candidate on all 20 photos of docs/SCAN_SCRIPTS.md,
+    /// where tiles of 128 with a margin of 16 (fewer places, for the same pixels) did not.
+    static let tileSide = 96
+    static let tileMargin = 8
+
+    /// The sample to measure the image of `structure` on, or nil to measure the whole image (an
+    /// image of at most `scoringPixels` pixels, or too small for 4 tiles): a grid of square
+    /// tiles of about `scoringPixels` pixels in all (never more than one tile over), spread
+    /// evenly over the image in both directions, as many across as its shape asks. Whole-width bands of one
+    /// iMCU row, as revision 3 sampled, misjudged photos: every block of such a sample lies
+    /// within two blocks of another band, so block smoothing worked from the wrong neighbours.
+    static func sampling(_ structure: JPEGStructure, scoringPixels: Int) -> Sampling? {
+        let (width, height) = (structure.width, structure.height)
+        guard width * height > scoringPixels else { return nil }
+        let imcuWidth = 8 * (structure.components.map(\.horizontalSampling).max() ?? 1)
+        let imcuHeight = 8 * (structure.components.map(\.verticalSampling).max() ?? 1)
+        let (columns, rows) = (max(1, tileSide / imcuWidth), max(1, tileSide / imcuHeight))
+        let (tileWidth, tileHeight) = (columns * imcuWidth, rows * imcuHeight)
+        let imcusAcross = (width + imcuWidth - 1) / imcuWidth
+        let imcusDown = (height + imcuHeight - 1) / imcuHeight
+        let tiles = max(1, (scoringPixels + tileWidth * tileHeight - 1) / (tileWidth * tileHeight))
+        let across = min(
+            (imcusAcross - 1) / columns,
+            max(1, Int((Double(tiles * width) / Double(height)).squareRoot().rounded())))
+        let down = min((imcusDown - 1) / rows, tiles / max(1, across))
+        guard across >= 1, down >= 1, across * down >= 4 else { return nil }
+        let sample = JPEGCoefficients.Sample(across: across, down: down, columns: columns, rows: rows)
+        let dataScale = Double(imcusAcross * imcusDown) / Double(across * columns * down * rows)
+        return Sampling(sample: sample, dataScale: dataScale, tileWidth: tileWidth, tileHeight: tileHeight)
+    }
+
+    /// `pictureQuality` of each of `pictures` against `reference`: over the whole planes, or,
+    /// on a sample, the mean over its tiles of the measure inside each tile's margin.
+    func measured(
+        _ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int, sampling: Sampling?
+    ) -> [Double] {
+        guard let sampling, !pictures.isEmpty else {
+            return pictureQuality(pictures, reference, width, height)
+        }
+        let margin = Self.tileMargin
+        let (innerWidth, innerHeight) = (sampling.tileWidth - 2 * margin, sampling.tileHeight - 2 * margin)
+        func inner(_ plane: [UInt8], across: Int, down: Int) -> [UInt8] {
+            var tile = [UInt8]()
+            tile.reserveCapacity(innerWidth * innerHeight)
+            let left = across * sampling.tileWidth + margin
+            for row in 0..<innerHeight {
+                let start = (down * sampling.tileHeight + margin + row) * width + left
+                tile.append(contentsOf: plane[start..<(start + innerWidth)])
+            }
+            return tile
+        }
+        var sums = [Double](repeating: 0, count: pictures.count)
+        for down in 0..<sampling.sample.down {
+            for across in 0..<sampling.sample.across {
+                let values = pictureQuality(
+                    pictures.map { inner($0, across: across, down: down) },
+                    inner(reference, across: across, down: down), innerWidth, innerHeight)
+                for index in sums.indices { sums[index] += values[index] }
+            }
+        }
+        let count = Double(sampling.sample.across * sampling.sample.down)
+        return sums.map { $0 / count }
     }
 
     /// Chooses the script for the image in `jpeg` and writes it: the highest estimated quality

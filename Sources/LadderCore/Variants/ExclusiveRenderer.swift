@@ -25,10 +25,19 @@ public struct ExclusiveRenderer: SourceRendering {
     public func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
+        var source = bytes
+        return try render(releasing: &source, variants: variants, settings: settings)
+    }
+
+    /// Renders as `render(_:variants:settings:)` does, letting go of the source's bytes once
+    /// they are decoded (`VariantRenderer.render(releasing:variants:settings:)`).
+    public func render(
+        releasing bytes: inout [UInt8], variants: [VariantRecipe], settings: RenderSettings
+    ) throws(RenderFailure) -> RenderedSource {
         let outcome = Self.lock.withLock { _ in
             Imaging.collectingWarnings { () -> Result<RenderedSource, RenderFailure> in
                 do throws(RenderFailure) {
-                    return .success(try renderer.render(bytes, variants: variants, settings: settings))
+                    return .success(try renderer.render(releasing: &bytes, variants: variants, settings: settings))
                 } catch {
                     return .failure(error)
                 }

@@ -90,6 +90,9 @@ struct RenderResponseHeader: Codable {
     var variants: [Variant]?
     /// The length of the source rendered.
     var sourceBytes: Int?
+    /// The most memory libvips held at once in the worker so far (its tracked allocations:
+    /// pictures and region buffers), in bytes.
+    var imagingPeakBytes: Int?
 
     init(failure: RenderFailure) {
         self.failure = failure.reason

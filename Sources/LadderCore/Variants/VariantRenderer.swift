@@ -35,6 +35,18 @@ public struct VariantRenderer: SourceRendering {
     public func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
+        var source = bytes
+        return try render(releasing: &source, variants: variants, settings: settings)
+    }
+
+    /// Renders as `render(_:variants:settings:)` does, and lets go of the source's bytes as
+    /// soon as they are decoded (`bytes` is left empty, also when the render fails): the encodes
+    /// and the scan-script choice then run without them. Their memory is freed when the caller
+    /// holds no other copy.
+    public func render(
+        releasing bytes: inout [UInt8], variants: [VariantRecipe], settings: RenderSettings
+    ) throws(RenderFailure) -> RenderedSource {
+        defer { bytes = [] }
         try Self.checkBeforeDecoding(bytes, limits: settings.limits)
         let header: ImageHeader
         do {
@@ -69,6 +81,7 @@ public struct VariantRenderer: SourceRendering {
                 let (picture, transparent) = try Image.decode(
                     bytes, header: header, to: base, background: settings.background,
                     strictness: settings.limits.failOn)
+                bytes = []
                 isTransparent = transparent
                 var pictures = [picture]
                 for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {

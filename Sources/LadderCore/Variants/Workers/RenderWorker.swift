@@ -17,7 +17,7 @@ public enum RenderWorker {
     /// Serves requests until standard input closes. Returns the process exit status.
     public static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
         do {
-            try Imaging.start(threadsPerImage: 1)
+            try Imaging.start(threadsPerImage: 1, tileHeight: 16)
         } catch {
             return 70
         }
@@ -34,21 +34,25 @@ public enum RenderWorker {
         }
         let renderer = ExclusiveRenderer()
         while true {
-            let request: (RenderRequestHeader, [UInt8])
+            let header: RenderRequestHeader
+            var bytes: [UInt8]
             do {
-                request = try channel.receive(tag: FrameChannel.requestTag, as: RenderRequestHeader.self)
+                (header, bytes) = try channel.receive(tag: FrameChannel.requestTag, as: RenderRequestHeader.self)
             } catch .closed {
                 return 0
             } catch {
                 return 65
             }
-            let (header, payload) = request
-            let response: RenderResponseHeader
+            var response: RenderResponseHeader
             var answer: [UInt8] = []
             do {
-                let bytes = try header.file?.read(limit: header.settings.limits.maxFileBytes) ?? payload
-                let rendered = try renderer.render(bytes, variants: header.variants, settings: header.settings)
-                response = RenderResponseHeader(rendered, sourceBytes: bytes.count)
+                if let file = header.file { bytes = try file.read(limit: header.settings.limits.maxFileBytes) }
+                let sourceBytes = bytes.count
+                // The only copy of the source: the renderer frees it once decoded.
+                let rendered = try renderer.render(
+                    releasing: &bytes, variants: header.variants, settings: header.settings)
+                response = RenderResponseHeader(rendered, sourceBytes: sourceBytes)
+                response.imagingPeakBytes = Imaging.peakTrackedBytes
                 answer.reserveCapacity(rendered.variants.reduce(0) { $0 + $1.bytes.count })
                 for variant in rendered.variants { answer += variant.bytes }
             } catch {

@@ -72,9 +72,14 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     let scheduler: Scheduler
     private let requests = Atomic<Int>(0)
     private let prepared = Atomic<Bool>(false)
+    private let imagingPeak = Atomic<Int>(0)
 
     /// Sources this pool was asked to render so far.
     public var sourcesRequested: Int { requests.load(ordering: .relaxed) }
+
+    /// The most memory libvips held at once in any one of this pool's workers, as they reported
+    /// it after their renders (0 before the first).
+    public var imagingPeakBytes: Int { imagingPeak.load(ordering: .relaxed) }
 
     public init(settings: Settings) {
         self.settings = settings
@@ -132,6 +137,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
             let (header, payload) = try worker.channel.receive(
                 tag: FrameChannel.responseTag, as: RenderResponseHeader.self, deadline: deadline)
             worker.renders += 1
+            if let peak = header.imagingPeakBytes { _ = imagingPeak.max(peak, ordering: .relaxed) }
             if worker.renders >= settings.rendersPerWorker {
                 worker.finish()
             } else {
