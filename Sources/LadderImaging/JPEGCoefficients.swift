@@ -10,10 +10,8 @@ public final class JPEGCoefficients {
     /// The number of color components: 1 for grayscale, 3 for YCbCr.
     public let components: Int
 
-    /// The sample taken (see `init(reading:sample:)`), or nil.
-    public let sample: Sample?
-    /// Whether a sample was taken.
-    public var isSampled: Bool { sample != nil }
+    /// Whether a sample was taken (see `init(reading:sample:)`).
+    public let isSampled: Bool
 
     /// A sample of an image: a grid of `across` x `down` tiles, each `columns` x `rows` iMCUs
     /// (an iMCU is 16x16 pixels for 4:2:0, 8x8 for 4:4:4), taken from the middles of equal
@@ -53,7 +51,7 @@ public final class JPEGCoefficients {
             throw ImagingError(operation: "read JPEG coefficients", path: nil, reason: cString(message))
         }
         self.handle = handle
-        self.sample = sample
+        isSampled = sample != nil
         components = Int(ladder_coefficients_components(handle))
     }
 

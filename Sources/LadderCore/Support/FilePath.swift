@@ -57,17 +57,24 @@ public enum FilePath {
     /// The folder that holds `path`.
     public static func parent(_ path: String) -> String {
         let normalized = isNormalized(path) ? path : normalize(path)
-        guard let slash = normalized.lastIndex(of: "/") else { return "." }
-        if slash == normalized.startIndex { return "/" }
-        return String(normalized[..<slash])
+        let bytes = normalized.utf8
+        guard let slash = lastSlash(bytes) else { return "." }
+        if slash == bytes.startIndex { return "/" }
+        return String(decoding: bytes[..<slash], as: UTF8.self)
     }
 
     /// The last segment of `path`.
     public static func name(_ path: String) -> String {
         let normalized = isNormalized(path) ? path : normalize(path)
+        let bytes = normalized.utf8
+        guard let slash = lastSlash(bytes) else { return normalized }
+        return String(decoding: bytes[bytes.index(after: slash)...], as: UTF8.self)
+    }
 
-        guard let slash = normalized.lastIndex(of: "/") else { return normalized }
-        return String(normalized[normalized.index(after: slash)...])
+    /// The last "/" byte of a path, as the system splits it: by bytes, not by characters (a
+    /// name may begin with a combining mark, which a character search would join to the "/").
+    private static func lastSlash(_ bytes: String.UTF8View) -> String.Index? {
+        bytes.lastIndex(of: UInt8(ascii: "/"))
     }
 
     /// `path` relative to `folder` when it lies inside it ("" when they are the same), else nil.

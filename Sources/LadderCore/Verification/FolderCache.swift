@@ -16,7 +16,7 @@ final class FolderCache: Sendable {
     /// The folder that holds the file at `relative` (a path inside the output folder, opened
     /// without following links as `Directory.subdirectory` does), and the file's name in it.
     func folder(of relative: String) throws(FileSystemError) -> (folder: Directory, name: String) {
-        let (parent, name) = Self.split(relative)
+        let (parent, name) = (FilePath.parent(relative), FilePath.name(relative))
         if let folder = open.withLock({ $0[parent] }) { return (folder, name) }
         let folder = try output.subdirectory(parent, create: false)
         open.withLock { folders in
@@ -24,16 +24,5 @@ final class FolderCache: Sendable {
             folders[parent] = folder
         }
         return (folder, name)
-    }
-
-    /// `FilePath.parent` and `FilePath.name` of `path`; for a normalized path, found from its
-    /// last "/" byte without walking its characters.
-    static func split(_ path: String) -> (parent: String, name: String) {
-        guard FilePath.isNormalized(path), !path.hasPrefix("/") else {
-            return (FilePath.parent(path), FilePath.name(path))
-        }
-        let bytes = path.utf8
-        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
-        return (String(path[..<slash]), String(path[bytes.index(after: slash)...]))
     }
 }

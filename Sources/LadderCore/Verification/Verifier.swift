@@ -225,7 +225,7 @@ public struct Verifier: Sendable {
         _ key: String, _ entry: Manifest.ImageEntry, context: ImageContext
     ) -> (problems: [VerificationProblem], replay: ImageReplay?) {
         var problems: [VerificationProblem] = []
-        let source = entry.sources.count == 1 ? entry.sources.first : entry.sources.sorted().first
+        let source = entry.sources.min()
         let (prefix, recipes) = (context.prefix, context.recipes)
         for name in context.recipeNames where entry.variants[name] == nil {
             problems.append(
@@ -488,9 +488,11 @@ public struct Verifier: Sendable {
                                 message: "the source failed to build and has changed since; run ladder build"))
                     }
                     continue
-                } else if listed[Array(file.path.utf8)] == sha1 {
+                }
+                let recorded = listed[Array(file.path.utf8)]
+                if recorded == sha1 {
                     continue
-                } else if listed[Array(file.path.utf8)] != nil {
+                } else if recorded != nil {
                     problems.append(
                         VerificationProblem(
                             path: file.path, kind: "stale",
