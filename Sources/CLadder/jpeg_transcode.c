@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include "jpeg_block_arena.h"
 #include "jpeg_destination.h"
 
 /*
@@ -17,6 +18,8 @@ struct ladder_coefficients {
        side (the arrays are NULL when no sample was asked for). */
     jvirt_barray_ptr sample[MAX_COMPONENTS];
     ladder_coefficient_sample grid;
+    /* Where the block arrays live (the caller's buffer, as far as they fit). */
+    block_arena arena;
 };
 
 /* Where the `index`-th of `count` tiles of `size` iMCUs starts among `usable` iMCUs: the
@@ -58,8 +61,8 @@ static void take_sample(ladder_coefficients *coefficients) {
 }
 
 ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t length,
-                                              const ladder_coefficient_sample *sample, char *message,
-                                              size_t message_capacity) {
+                                              const ladder_coefficient_sample *sample, void *arena,
+                                              size_t arena_capacity, char *message, size_t message_capacity) {
     ladder_coefficients *volatile coefficients = calloc(1, sizeof(ladder_coefficients));
     if (coefficients) coefficients->data = malloc(length ? length : 1);
     if (!coefficients || !coefficients->data) {
@@ -80,6 +83,7 @@ ladder_coefficients *ladder_coefficients_read(const unsigned char *data, size_t 
         return NULL;
     }
     jpeg_create_decompress(&coefficients->cinfo);
+    block_arena_attach((j_common_ptr)&coefficients->cinfo, &coefficients->arena, arena, arena_capacity);
     jpeg_mem_src(&coefficients->cinfo, coefficients->data, (unsigned long)length);
     /* Every marker is kept, to be copied into each version (EXIF, ICC chunks, comments). */
     jpeg_save_markers(&coefficients->cinfo, JPEG_COM, 0xFFFF);
@@ -127,6 +131,7 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, con
                               size_t message_capacity) {
     struct jpeg_compress_struct cinfo;
     ladder_jpeg_error error;
+    block_arena arena;
     growing_destination *volatile dest = calloc(1, sizeof(growing_destination));
     jpeg_scan_info *volatile script = NULL;
     *out = NULL;
@@ -152,6 +157,9 @@ int ladder_coefficients_write(ladder_coefficients *coefficients, int sample, con
         return -1;
     }
     jpeg_create_compress(&cinfo);
+    /* The compressor reads the source's block arrays through its own methods: they must be the
+       arena's too. */
+    block_arena_attach((j_common_ptr)&cinfo, &arena, NULL, 0);
     growing_destination_attach(&cinfo, dest);
 
     /* Resets scan_info and friends (it calls jpeg_set_defaults), so the script comes after. */

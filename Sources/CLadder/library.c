@@ -20,3 +20,12 @@ int ladder_limit_malloc_arenas(int count) {
     return 0;
 #endif
 }
+
+long long ladder_malloc_footprint(void) {
+#ifdef __GLIBC__
+    struct mallinfo2 info = mallinfo2();
+    return (long long)(info.arena + info.hblkhd);
+#else
+    return -1;
+#endif
+}

@@ -8,4 +8,12 @@ public enum Allocator {
     public static func limitArenas(to count: Int) {
         _ = ladder_limit_malloc_arenas(Int32(count))
     }
+
+    /// The bytes malloc holds from the system now: its heap, used or free, and the blocks it
+    /// mapped on their own; nil where the C library cannot say. What a process freed but malloc
+    /// keeps (fragmentation) counts: it stays resident.
+    public static var footprintBytes: Int? {
+        let bytes = ladder_malloc_footprint()
+        return bytes < 0 ? nil : Int(bytes)
+    }
 }

@@ -19,7 +19,8 @@ extension Image {
         _ bytes: [UInt8], header: ImageHeader, fitting box: PixelSize, background: RGBColor,
         strictness: DecodeStrictness
     ) throws(ImagingError) -> (image: Image, isTransparent: Bool) {
-        try decode(bytes, header: header, size: box, mode: VIPS_SIZE_DOWN, background: background, strictness: strictness)
+        try decode(
+            bytes, header: header, size: box, mode: VIPS_SIZE_DOWN, background: background, strictness: strictness)
     }
 
     /// Decodes as `decode(_:header:fitting:background:strictness:)` does, to exactly `size`
@@ -74,7 +75,7 @@ extension Image {
                     image = try image.inMemory()
                     isTransparent = try image.hasTransparentPixels()
                 }
-                return .success((try image.flattened(onto: background).inMemory(), isTransparent))
+                return .success((try image.flattened(onto: background).inRenderMemory(), isTransparent))
 
             } catch {
                 return .failure(error)

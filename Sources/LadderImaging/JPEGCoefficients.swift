@@ -33,9 +33,13 @@ public final class JPEGCoefficients {
     /// others, and alike for columns), or the read fails.
     public init(reading bytes: [UInt8], sample: Sample? = nil) throws(ImagingError) {
         var message = [CChar](repeating: 0, count: 256)
+        // The coefficients take the render buffer's pages while it is free (the picture they
+        // were encoded from is released by then), and give it back when they go.
+        let arena = RenderBuffer.shared.lendAll()
         func read(_ grid: UnsafePointer<ladder_coefficient_sample>?) -> OpaquePointer? {
             bytes.withUnsafeBufferPointer {
-                ladder_coefficients_read($0.baseAddress!, $0.count, grid, &message, message.count)
+                ladder_coefficients_read(
+                    $0.baseAddress!, $0.count, grid, arena?.base, arena?.capacity ?? 0, &message, message.count)
             }
         }
         let handle: OpaquePointer?
@@ -48,14 +52,22 @@ public final class JPEGCoefficients {
             handle = read(nil)
         }
         guard let handle else {
+            if arena != nil { RenderBuffer.shared.giveBack() }
             throw ImagingError(operation: "read JPEG coefficients", path: nil, reason: cString(message))
         }
         self.handle = handle
+        holdsRenderBuffer = arena != nil
         isSampled = sample != nil
         components = Int(ladder_coefficients_components(handle))
     }
 
-    deinit { ladder_coefficients_free(handle) }
+    /// Whether the coefficients live in the render buffer (`RenderBuffer`).
+    private let holdsRenderBuffer: Bool
+
+    deinit {
+        ladder_coefficients_free(handle)
+        if holdsRenderBuffer { RenderBuffer.shared.giveBack() }
+    }
 
     /// The image written with exactly the scans of `scans`.
     public func written(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {

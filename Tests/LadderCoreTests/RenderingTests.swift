@@ -203,11 +203,54 @@ struct RenderingTests {
         let full = try Self.variant("full", of: rendered)
         #expect(full.size == PixelSize(width: 2560, height: 1920))
         let picture = full.size.width * full.size.height * 3
-        // 20 MB: the picture, the thumbnails and a few rows of region buffers. With libvips'
-        // default tile height its two line caches along a sequential decode also held 2 x 512
-        // rows of the 4032-pixel-wide source: 12 MB more.
-        #expect(pool.imagingPeakBytes > picture)
-        #expect(pool.imagingPeakBytes < picture + picture / 2)
+        // 5.6 MB: the thumbnails and a few rows of region buffers (the picture is in the worker's
+        // render buffer, which libvips does not count). With libvips' default tile height its two
+        // line caches along a sequential decode also held 2 x 512 rows of the 4032-pixel-wide
+        // source: 12 MB more.
+        #expect(pool.imagingPeakBytes > 0)
+        #expect(pool.imagingPeakBytes < picture / 2)
+    }
+
+    /// Camera-sized sources of three shapes, each decoded to a picture of 13 to 15 MB.
+    static let cameraSizedSources: [(width: Int, height: Int)] = [
+        (4032, 3024), (3024, 4032), (4272, 2848), (4032, 3024),
+    ]
+
+    @Test("a render worker's malloc heap stays under one and a half decoded pictures, source after source")
+    func workerHeapAcrossSources() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        let pool = WorkerPool(settings: WorkerPool.Settings(for: DecodeLimits(), executable: executable, workers: 1))
+        defer { pool.shutdown() }
+        for (index, size) in Self.cameraSizedSources.enumerated() {
+            _ = try pool.render(
+                TestImages.gradientJPEG(width: size.width, height: size.height, seed: index),
+                variants: Self.variants, settings: Self.settings)
+        }
+        // The picture, then the coefficients of its encode, live in one buffer the worker keeps:
+        // malloc holds the sources, thumbnails, encoded files and region buffers (18 MB). Given
+        // back to malloc after each image, the picture and the coefficients left holes the next
+        // image's could not reuse, and the heap grew to over twice a picture (33 MB).
+        let picture = 2560 * 1920 * 3
+        let footprint = pool.mallocPeakBytes
+        try #require(footprint > 0, "the worker reports what malloc holds (glibc)")
+        #expect(footprint < picture + picture / 2, "malloc held \(footprint) bytes")
+    }
+
+    @Test("a render worker's variants are the bytes the renderer makes in this process, its buffer reused")
+    func workerBytesMatchInProcess() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        let pool = WorkerPool(settings: WorkerPool.Settings(for: DecodeLimits(), executable: executable, workers: 1))
+        defer { pool.shutdown() }
+        // Larger sources first, so that the buffer holds another image's pixels and coefficients
+        // when the smaller ones reuse it: nothing of them may show.
+        let sources = try [(4032, 3024, 7), (2000, 1500, 8), (1600, 1600, 9)].map {
+            try TestImages.gradientJPEG(width: $0.0, height: $0.1, seed: $0.2)
+        }
+        for source in sources {
+            let inWorker = try pool.render(source, variants: Self.variants, settings: Self.settings)
+            let here = try Self.render(source)
+            #expect(inWorker.variants.map(\.bytes) == here.variants.map(\.bytes))
+        }
     }
 
     @Test("a render worker's start-up does not count against the time limit: only its render does")

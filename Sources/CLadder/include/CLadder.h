@@ -134,9 +134,13 @@ typedef struct {
 
 /// Reads the coefficients and markers of the JPEG in `data` (copied). With a `sample` (may be
 /// NULL), also keeps that sample of the image: a smaller image with the same detail, for
-/// measuring scans cheaply. Returns NULL with libjpeg's message when the file cannot be read.
+/// measuring scans cheaply. The coefficient arrays are placed in `arena` (`arena_capacity`
+/// bytes, may be NULL) as far as they fit, the rest in libjpeg's own memory; the arena must stay
+/// untouched until ladder_coefficients_free(). Returns NULL with libjpeg's message when the file
+/// cannot be read.
 ladder_coefficients *_Nullable ladder_coefficients_read(const unsigned char *data, size_t length,
                                                         const ladder_coefficient_sample *_Nullable sample,
+                                                        void *_Nullable arena, size_t arena_capacity,
                                                         char *message, size_t message_capacity);
 
 /// The number of color components of the image.
@@ -274,5 +278,9 @@ const char *_Nullable ladder_libexif_path(void);
 /// not include): at most `count` malloc arenas for the threads that allocate from now on.
 /// Returns 1 on success, 0 where the C library has no such setting.
 int ladder_limit_malloc_arenas(int count);
+
+/// Wraps mallinfo2() (malloc.h): the bytes malloc has taken from the system and still holds,
+/// its heap (used or free) and its separately mapped blocks; -1 where the C library cannot say.
+long long ladder_malloc_footprint(void);
 
 #pragma clang assume_nonnull end

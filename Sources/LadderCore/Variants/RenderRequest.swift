@@ -93,6 +93,9 @@ struct RenderResponseHeader: Codable {
     /// The most memory libvips held at once in the worker so far (its tracked allocations:
     /// pictures and region buffers), in bytes.
     var imagingPeakBytes: Int?
+    /// What the worker's malloc held from the system after the render (its heap, used or free,
+    /// and its own mapped blocks), in bytes: the heap only grows, so this is its peak.
+    var mallocBytes: Int?
 
     init(failure: RenderFailure) {
         self.failure = failure.reason

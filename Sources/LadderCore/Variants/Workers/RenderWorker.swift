@@ -21,6 +21,9 @@ public enum RenderWorker {
         } catch {
             return 70
         }
+        // The picture and then the coefficients of each render reuse one buffer, up to the size
+        // from which the worker's malloc maps blocks of their own anyway.
+        Imaging.reuseRenderMemory(upTo: WorkerPool.Settings.mmapThreshold)
         // The loaders are fixed once, for the life of the process: no render changes them.
         if let list = ProcessInfo.processInfo.environment[formatsVariable] {
             Imaging.allowLoaders(Set(list.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) }))
@@ -53,6 +56,7 @@ public enum RenderWorker {
                     releasing: &bytes, variants: header.variants, settings: header.settings)
                 response = RenderResponseHeader(rendered, sourceBytes: sourceBytes)
                 response.imagingPeakBytes = Imaging.peakTrackedBytes
+                response.mallocBytes = Allocator.footprintBytes
                 answer.reserveCapacity(rendered.variants.reduce(0) { $0 + $1.bytes.count })
                 for variant in rendered.variants { answer += variant.bytes }
             } catch {

@@ -56,12 +56,15 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         /// again: a third of the page faults, about 6 % less time on this job. One malloc arena:
         /// libvips decodes on its own thread, and with an arena per thread the memory freed there
         /// was never reused by the encoder on the main thread (a third of a worker's peak).
+        /// The size from which a worker's malloc maps each block on its own.
+        static let mmapThreshold = 64 << 20
+
         static func workerEnvironment(_ limits: DecodeLimits) -> [String: String] {
             [
                 RenderWorker.formatsVariable: limits.formats.map(\.rawValue).sorted().joined(separator: ","),
                 "JPEGMEM": "\(limits.decoderMemoryBytes >> 20)M",
                 "MALLOC_ARENA_MAX": "1",
-                "MALLOC_MMAP_THRESHOLD_": "\(64 << 20)",
+                "MALLOC_MMAP_THRESHOLD_": "\(mmapThreshold)",
                 "MALLOC_TRIM_THRESHOLD_": "\(128 << 20)",
             ]
         }
@@ -73,6 +76,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     private let requests = Atomic<Int>(0)
     private let prepared = Atomic<Bool>(false)
     private let imagingPeak = Atomic<Int>(0)
+    private let mallocPeak = Atomic<Int>(0)
 
     /// Sources this pool was asked to render so far.
     public var sourcesRequested: Int { requests.load(ordering: .relaxed) }
@@ -80,6 +84,11 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     /// The most memory libvips held at once in any one of this pool's workers, as they reported
     /// it after their renders (0 before the first).
     public var imagingPeakBytes: Int { imagingPeak.load(ordering: .relaxed) }
+
+    /// The most any one of this pool's workers' malloc held from the system after a render
+    /// (its heap, used or free: what it freed but kept counts), as they reported it; 0 before
+    /// the first render, or where the C library cannot say.
+    public var mallocPeakBytes: Int { mallocPeak.load(ordering: .relaxed) }
 
     public init(settings: Settings) {
         self.settings = settings
@@ -138,6 +147,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
                 tag: FrameChannel.responseTag, as: RenderResponseHeader.self, deadline: deadline)
             worker.renders += 1
             if let peak = header.imagingPeakBytes { _ = imagingPeak.max(peak, ordering: .relaxed) }
+            if let bytes = header.mallocBytes { _ = mallocPeak.max(bytes, ordering: .relaxed) }
             if worker.renders >= settings.rendersPerWorker {
                 worker.finish()
             } else {
