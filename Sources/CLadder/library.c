@@ -6,10 +6,19 @@
 #endif
 #include "CLadder.h"
 
-const char *ladder_libexif_path(void) {
+/* The file of the shared library that holds `symbol`. */
+static const char *library_of(void *symbol) {
     Dl_info info;
-    if (dladdr((void *)exif_data_new, &info) == 0) return NULL;
+    if (dladdr(symbol, &info) == 0) return NULL;
     return info.dli_fname;
+}
+
+const char *ladder_libexif_path(void) {
+    return library_of((void *)exif_data_new);
+}
+
+const char *ladder_libvips_path(void) {
+    return library_of((void *)vips_init);
 }
 
 int ladder_limit_malloc_arenas(int count) {

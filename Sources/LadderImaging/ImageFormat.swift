@@ -16,6 +16,12 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
         }
     }
 
+    /// The libvips module that reads the format (`vips-modules-X.Y/vips-<name>.so`), nil when
+    /// libvips reads it itself.
+    var libvipsModule: String? {
+        self == .heif ? "heif" : nil
+    }
+
     /// The file extensions that name the format (lower case).
     public var extensions: Set<String> {
         switch self {

@@ -29,12 +29,23 @@ public enum Imaging {
     ///     of the source cached in each of its two line caches (the loader's and the
     ///     thumbnail's): 2 x 512 rows by default, 12 MB for a 4032-pixel-wide photo. The pixels
     ///     do not depend on it.
+    ///   - formats: the only formats this process will decode, nil for any. libvips loads its
+    ///     modules (`vips-modules-8.14`: HEIF, and PDF, ImageMagick, OpenSlide and JPEG XL,
+    ///     which ladder never lets run) when it starts, each with its libraries; with `formats`
+    ///     only the modules these formats need are loaded.
     /// - Throws: `ImagingError` when libvips cannot start.
-    public static func start(threadsPerImage: Int = 1, tileHeight: Int? = nil) throws(ImagingError) {
+    public static func start(
+        threadsPerImage: Int = 1, tileHeight: Int? = nil, formats: Set<ImageFormat>? = nil
+    ) throws(ImagingError) {
         let failure: ImagingError? = started.withLock { isStarted in
             guard !isStarted else { return nil }
+            let modules = formats.flatMap { loadingNoModules(keeping: Set($0.compactMap(\.libvipsModule))) }
             guard ladder_vips_init("ladder") == 0 else {
                 return ImagingError(operation: "start libvips", path: nil, reason: takeVipsError())
+            }
+            for module in modules ?? [] {
+                // As libvips does with its modules: one that does not load leaves its format unread.
+                if let loaded = g_module_open(module, G_MODULE_BIND_LAZY) { g_module_make_resident(loaded) }
             }
             if let tileHeight {
                 guard setOptions(["--vips-tile-height=\(tileHeight)"]) else {
@@ -50,6 +61,21 @@ public enum Imaging {
             return nil
         }
         if let failure { throw failure }
+    }
+
+    /// Makes the coming vips_init() load no module: it loads every one in the `vips-modules-X.Y`
+    /// folder beside its library unless VIPSHOME names another installation, here one without
+    /// modules (libvips takes only its modules and translations from there). Returns the files
+    /// of the modules in `names` to load instead, nil (and changes nothing) when VIPSHOME is
+    /// set already or libvips' library cannot be found.
+    private static func loadingNoModules(keeping names: Set<String>) -> [String]? {
+        guard ProcessInfo.processInfo.environment["VIPSHOME"] == nil, let library = ladder_libvips_path() else {
+            return nil
+        }
+        let folder = URL(fileURLWithPath: String(cString: library)).deletingLastPathComponent()
+            .appendingPathComponent("vips-modules-\(vips_version(0)).\(vips_version(1))")
+        setenv("VIPSHOME", "/nonexistent", 1)
+        return names.sorted().map { folder.appendingPathComponent("vips-\($0).so").path }
     }
 
     /// Parses `arguments` as libvips' own command-line options (`--vips-...`, the ones the vips

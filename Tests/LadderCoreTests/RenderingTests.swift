@@ -236,6 +236,20 @@ struct RenderingTests {
         #expect(footprint < picture + picture / 2, "malloc held \(footprint) bytes")
     }
 
+    @Test("a render worker reads HEIF through the one libvips module it loads, none of the others")
+    func workerLoadsHEIFModule() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        let pool = WorkerPool(settings: WorkerPool.Settings(for: DecodeLimits(), executable: executable, workers: 1))
+        defer { pool.shutdown() }
+        // Made by libvips' HEIF module in this process, which loads every module.
+        let heif = try TestImages.gradient(width: 320, height: 240).encoded(as: ".avif")
+        let rendered = try pool.render(heif, variants: Self.variants, settings: Self.settings)
+        #expect(rendered.facts.format == "heif")
+        #expect(rendered.facts.size == PixelSize(width: 320, height: 240))
+        #expect(
+            try Image(decoding: Self.variant("full", of: rendered).bytes).size == PixelSize(width: 320, height: 240))
+    }
+
     @Test("a render worker's variants are the bytes the renderer makes in this process, its buffer reused")
     func workerBytesMatchInProcess() throws {
         let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))

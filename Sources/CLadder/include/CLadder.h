@@ -272,6 +272,9 @@ int ladder_srgb_primaries(double xy[_Nonnull 6]);
 /// Glibc module does not define), or NULL when it cannot be found. libexif has no version call.
 const char *_Nullable ladder_libexif_path(void);
 
+/// The file of the loaded libvips shared library (dladdr(), as for libexif), or NULL.
+const char *_Nullable ladder_libvips_path(void);
+
 // MARK: - The allocator
 
 /// Wraps mallopt(M_ARENA_MAX, count) (a macro of malloc.h, which Swift's C library module does

@@ -16,8 +16,13 @@ public enum RenderWorker {
 
     /// Serves requests until standard input closes. Returns the process exit status.
     public static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
+        let formats = ProcessInfo.processInfo.environment[formatsVariable].map {
+            Set($0.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) })
+        }
         do {
-            try Imaging.start(threadsPerImage: 1, tileHeight: 16)
+            // Only the libvips modules these formats need: each other one maps its libraries
+            // into every worker (4 MiB of resident memory for all of them).
+            try Imaging.start(threadsPerImage: 1, tileHeight: 16, formats: formats ?? Set(ImageFormat.allCases))
         } catch {
             return 70
         }
@@ -25,9 +30,7 @@ public enum RenderWorker {
         // from which the worker's malloc maps blocks of their own anyway.
         Imaging.reuseRenderMemory(upTo: WorkerPool.Settings.mmapThreshold)
         // The loaders are fixed once, for the life of the process: no render changes them.
-        if let list = ProcessInfo.processInfo.environment[formatsVariable] {
-            Imaging.allowLoaders(Set(list.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) }))
-        }
+        if let formats { Imaging.allowLoaders(formats) }
         let channel = FrameChannel(input: input, output: output)
         // Tell the pool that start-up is over, so that its time limit counts renders only.
         do {
