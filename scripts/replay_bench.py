@@ -7,7 +7,8 @@
      the whole picture, as a viewer given the complete file does, against ProgressiveReplay (what
      `ladder replay` does per file), DownloadQuality(measuring:) (what scoring a candidate scan
      script costs) and one SSIM at the file's size. The ratio is taken per file and round, then
-     the median.
+     the median, in wall time and in CPU time of the process (the replay measures on all cores,
+     so its wall time depends on how many are free; its CPU time hardly does).
    - As processes: `ladder replay FILE --json` against `djpeg -dct int FILE` (libjpeg-turbo's own
      command-line decoder), alternating, wall time, medians.
 2. `ladder build --report DIR` against `ladder build`, each a fresh build of FOLDER into its own
@@ -124,6 +125,9 @@ def main():
         out.append(f"| one-shot decode (libjpeg-turbo, whole picture) | {median('decodeSeconds') * 1000:.1f} ms |")
         out.append(f"| replay (what `ladder replay` does per file) | {median('replaySeconds') * 1000:.1f} ms |")
         out.append(f"| **replay / one-shot decode, in process** | **{median('replayToDecode'):.2f}x** |")
+        out.append(f"| one-shot decode, CPU | {median('decodeCPUSeconds') * 1000:.1f} ms |")
+        out.append(f"| replay, CPU (all threads) | {median('replayCPUSeconds') * 1000:.1f} ms |")
+        out.append(f"| **replay / one-shot decode, CPU** | **{median('replayToDecodeCPU'):.2f}x** |")
         out.append(f"| quality over the download (`DownloadQuality(measuring:)`) | "
                    f"{median('downloadQualitySeconds') * 1000:.1f} ms |")
         out.append(f"| one SSIM at the file's size | {median('ssimSeconds') * 1000:.1f} ms |")
