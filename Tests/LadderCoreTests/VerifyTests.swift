@@ -174,7 +174,9 @@ struct VerifyTests {
             let expected = ImageQuality.ssim(
                 scaled.samples, reference: final.samples, width: final.width, height: final.height)
             let event = try #require(timeline.events.first { $0.variant == name })
-            #expect(event.ssim == (expected * 10_000).rounded() / 10_000, "\(name): \(event.ssim ?? -1), expected \(expected)")
+            #expect(
+                event.ssim == (expected * 10_000).rounded() / 10_000,
+                "\(name): \(event.ssim ?? -1), expected \(expected)")
         }
     }
 
