@@ -3,9 +3,11 @@ import LadderCore
 import LadderImaging
 
 /// `ladder __floor FILE...` (hidden, for scripts/bench): the work no tool can avoid for each
-/// file, timed with ladder's own decoder and encoder: one decode at the scale the largest default
-/// variant needs, plus encoding each default variant from pixels already at its size. Prints one
-/// JSON object per file, `{"file", "seconds"}`; the resizing between them is not timed.
+/// file at ladder's quality, timed with ladder's own decoder, resampler and encoder: one decode
+/// to the exact size of the largest default variant (shrink-on-load and Lanczos3, as a render
+/// does), each smaller variant resized with Lanczos3 from the smallest picture that covers it,
+/// and each variant encoded, the progressive one with its fixed script. Prints one JSON object
+/// per file, `{"file", "seconds"}`. Not timed: reading the file, and choosing a scan script.
 struct FloorCommand: LadderCommand {
     static let name = "__floor"
     static let summary = "Time the unavoidable work per file (for scripts/bench)."
@@ -40,11 +42,17 @@ struct FloorCommand: LadderCommand {
                     return try body()
                 }
                 let decoded = try timed {
-                    try Image.decode(bytes, header: header, fitting: largest, background: .white, strictness: .warning)
+                    try Image.decode(bytes, header: header, to: largest, background: .white, strictness: .warning)
                         .image
                 }
-                for (variant, size) in zip(variants, sizes) {
-                    let pixels = size == decoded.size ? decoded : try decoded.resized(to: size).inMemory()
+                var pictures = [decoded]
+                for (variant, size) in zip(variants, sizes).sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
+                    let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? decoded
+                    let pixels = try timed {
+                        try from.size == size
+                            ? from : from.resized(to: size, with: VariantRenderer.resampling).inMemory()
+                    }
+                    pictures.append(pixels)
                     _ = try timed { try pixels.jpegEncoded(variant.encoding(components: pixels.bands, exif: nil)) }
                 }
                 context.console.write(encodeJSONLine(FloorLine(file: file, seconds: seconds)))
