@@ -7,7 +7,9 @@
      the whole picture, as a viewer given the complete file does, against ProgressiveReplay (what
      `ladder replay` does per file), DownloadQuality(measuring:) (what scoring a candidate scan
      script costs) and one SSIM at the file's size. The ratio is taken per file and round, then
-     the median.
+     the median, in wall time and in CPU time of the process (the replay measures on all cores,
+     so its wall time depends on how many are free; its CPU time hardly does).
+   - The same on one core (`taskset -c LAST`), where nothing overlaps.
    - As processes: `ladder replay FILE --json` against `djpeg -dct int FILE` (libjpeg-turbo's own
      command-line decoder), alternating, wall time, medians.
 2. `ladder build --report DIR` against `ladder build`, each a fresh build of FOLDER into its own
@@ -82,11 +84,16 @@ def main():
         files = sorted(os.path.join(work, "files", "build/variants", entry["variants"]["full"]["path"])
                        for entry in manifest["images"].values() if "full" in entry["variants"])
 
-        timing = subprocess.run([args.ladder, "__replay-timing", *files, "--rounds", str(args.rounds)],
-                                capture_output=True, text=True)
-        if timing.returncode != 0:
-            sys.exit(f"replay-bench: __replay-timing failed: {timing.stderr[-2000:]}")
-        lines = [json.loads(line) for line in timing.stdout.splitlines()]
+        def replay_timing(prefix):
+            timing = subprocess.run([*prefix, args.ladder, "__replay-timing", *files, "--rounds", str(args.rounds)],
+                                    capture_output=True, text=True)
+            if timing.returncode != 0:
+                sys.exit(f"replay-bench: __replay-timing failed: {timing.stderr[-2000:]}")
+            return [json.loads(line) for line in timing.stdout.splitlines()]
+
+        lines = replay_timing([])
+        # The same on one core (the last), where the replay's measures cannot overlap anything.
+        one_core = replay_timing(["taskset", "-c", str(os.cpu_count() - 1)]) if shutil.which("taskset") else None
 
         process_ratios = []
         for path in files:
@@ -111,7 +118,8 @@ def main():
         extra_cpu = statistics.median(r[1] for r in reported) - statistics.median(p[1] for p in plain)
         extra_wall = statistics.median(r[0] for r in reported) - statistics.median(p[0] for p in plain)
 
-        median = lambda key: statistics.median(line[key] for line in lines)
+        # A build from before the CPU fields prints none: those rows read "nan".
+        median = lambda key: statistics.median(line[key] for line in lines) if key in lines[0] else float("nan")
         out = []
         out.append(f"{time.strftime('%Y-%m-%d', time.gmtime())}, {platform.machine()}, {os.cpu_count()} cores "
                    f"({platform.processor() or platform.platform()}), {len(files)} full-size variants of "
@@ -124,6 +132,14 @@ def main():
         out.append(f"| one-shot decode (libjpeg-turbo, whole picture) | {median('decodeSeconds') * 1000:.1f} ms |")
         out.append(f"| replay (what `ladder replay` does per file) | {median('replaySeconds') * 1000:.1f} ms |")
         out.append(f"| **replay / one-shot decode, in process** | **{median('replayToDecode'):.2f}x** |")
+        out.append(f"| one-shot decode, CPU | {median('decodeCPUSeconds') * 1000:.1f} ms |")
+        out.append(f"| replay, CPU (all threads) | {median('replayCPUSeconds') * 1000:.1f} ms |")
+        out.append(f"| **replay / one-shot decode, CPU** | **{median('replayToDecodeCPU'):.2f}x** |")
+        if one_core:
+            one = lambda key: statistics.median(line[key] for line in one_core)
+            out.append(f"| replay / one-shot decode, in process on one core (`taskset`) | "
+                       f"{one('replayToDecode'):.2f}x ({one('replaySeconds') * 1000:.1f} / "
+                       f"{one('decodeSeconds') * 1000:.1f} ms) |")
         out.append(f"| quality over the download (`DownloadQuality(measuring:)`) | "
                    f"{median('downloadQualitySeconds') * 1000:.1f} ms |")
         out.append(f"| one SSIM at the file's size | {median('ssimSeconds') * 1000:.1f} ms |")

@@ -39,7 +39,9 @@ public final class JPEGReplayDecoder {
     /// spaces render whole. With `scaleEighths` below 8, pictures render at that many eighths of
     /// the file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
     /// measuring.
-    public init(_ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, scaleEighths: Int = 8)
+    public init(
+        _ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, scaleEighths: Int = 8
+    )
         throws(ImagingError)
     {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
@@ -96,10 +98,13 @@ public final class JPEGReplayDecoder {
         guard state.headerReady else {
             throw ImagingError(operation: "render", path: nil, reason: "the header has not arrived")
         }
-        var samples = [UInt8](repeating: 0, count: state.width * state.height * state.components)
         var message = [CChar](repeating: 0, count: 256)
-        let status = samples.withUnsafeMutableBufferPointer {
-            ladder_replay_render(handle, Int32(scan), $0.baseAddress!, &message, message.count)
+        var status: Int32 = 0
+        // libjpeg writes every sample; nothing is read before it has (on failure, nothing is).
+        let samples = [UInt8](unsafeUninitializedCapacity: state.width * state.height * state.components) {
+            buffer, count in
+            status = ladder_replay_render(handle, Int32(scan), buffer.baseAddress!, &message, message.count)
+            count = buffer.count
         }
         guard status == 0 else {
             throw ImagingError(operation: "render scan \(scan)", path: nil, reason: cString(message))

@@ -146,6 +146,30 @@ struct CorpusReplayTests {
         #expect(progressiveCount >= 5, "the corpus has progressive JPEGs")
     }
 
+    @Test(
+        "every YCbCr or grayscale JPEG's last paint is the picture djpeg decodes from the whole file",
+        .enabled(if: ExternalTools.djpeg != nil, "djpeg (libjpeg-turbo-progs) is not installed"))
+    func finalPictureIsOneShotDecode() throws {
+        var compared = 0
+        for path in Self.jpegs {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            guard let structure = try? JPEGStructure(parsing: bytes), structure.endOfImage != nil,
+                [1, 3].contains(structure.components.count)
+            else { continue }
+            let (report, final) = ProgressiveReplay().replayKeepingFinal(bytes, path: path)
+            // Damaged files are left out: djpeg fails on the warnings they raise.
+            guard let final, report.problems.isEmpty else {
+                #expect(final != nil || !report.problems.isEmpty, "\(path): no final picture and no reason")
+                continue
+            }
+            let oracle = try #require(try ExternalTools.djpegLuma(bytes))
+            #expect(final.width == oracle.width && final.height == oracle.height, "\(path)")
+            #expect(final.luma() == oracle.samples, "\(path)")
+            compared += 1
+        }
+        #expect(compared >= 10, "the corpus has YCbCr JPEGs")
+    }
+
     @Test("every baseline JPEG gives a single picture, once its image data is all there")
     func baselineFiles() throws {
         var baselineCount = 0

@@ -36,6 +36,53 @@ struct ReplayTests {
         #expect(try #require(report.firstShownAt) % 4096 == 0)
     }
 
+    /// Files whose last paint must equal a one-shot decode: libjpeg's default scripts and the
+    /// recommended one, 4:2:0 and 4:4:4, grayscale, baseline, and a script that never sends
+    /// luma's AC coefficients 6-63, so that libjpeg smooths the final picture's blocks too.
+    static func finalPictureSubjects() throws -> [(String, [UInt8])] {
+        let photo = try ProgressiveSubjects.noisyPhoto(width: 500, height: 333).inMemory()
+        let gray = try photo.converted(to: .grayscale).inMemory()
+        let partial = [
+            JPEGScan(components: [0, 1, 2], ss: 0, se: 0, ah: 0, al: 0),
+            JPEGScan(components: [0], ss: 1, se: 5, ah: 0, al: 0),
+            JPEGScan(components: [1], ss: 1, se: 63, ah: 0, al: 0),
+            JPEGScan(components: [2], ss: 1, se: 63, ah: 0, al: 0),
+        ]
+        return [
+            ("recommended 4:2:0", try fiveScanJPEG(width: 500, height: 333)),
+            (
+                "recommended 4:4:4",
+                try photo.jpegEncoded(
+                    JPEGEncoding(quality: 80, fullChroma: true, scans: ScanScript.recommendedColor.scans))
+            ),
+            (
+                "grayscale",
+                try gray.jpegEncoded(
+                    JPEGEncoding(quality: 80, fullChroma: false, scans: ScanScript.recommendedGrayscale.scans))
+            ),
+            (
+                "luma AC 6-63 never sent",
+                try photo.jpegEncoded(JPEGEncoding(quality: 80, fullChroma: false, scans: partial))
+            ),
+            ("libvips progressive", try photo.encoded(as: ".jpg[Q=85,interlace]")),
+            ("baseline", try photo.jpegEncoded(JPEGEncoding(quality: 80, fullChroma: false))),
+        ]
+    }
+
+    @Test(
+        "the last paint is the picture djpeg decodes from the whole file, byte for byte, so no second decode is needed",
+        .enabled(if: ExternalTools.djpeg != nil, "djpeg (libjpeg-turbo-progs) is not installed"))
+    func finalPictureIsOneShotDecode() throws {
+        for (name, jpeg) in try Self.finalPictureSubjects() {
+            let (report, final) = ProgressiveReplay().replayKeepingFinal(jpeg, path: name)
+            let picture = try #require(final, "\(name): \(report.problems)")
+            let oracle = try #require(try ExternalTools.djpegLuma(jpeg))
+            #expect(report.matchesOneShotDecode && report.problems.isEmpty, "\(name): \(report.problems)")
+            #expect(picture.width == oracle.width && picture.height == oracle.height, "\(name)")
+            #expect(picture.luma() == oracle.samples, "\(name)")
+        }
+    }
+
     @Test("frames come in colour at the largest eighth within the side asked for, and change no measure")
     func framesLeaveMeasures() throws {
         let jpeg = try Self.fiveScanJPEG(width: 640, height: 424)

@@ -153,6 +153,34 @@ struct VerifyTests {
     }
 
     @Test(
+        "with replay, a thumbnail's quality is its own Y plane scaled up to the full size, against the final Y plane",
+        .enabled(if: ExternalTools.djpeg != nil, "djpeg (libjpeg-turbo-progs) is not installed"))
+    func thumbnailQualityOnLuma() throws {
+        let folder = try Self.builtProject(photos: 1)
+        let report = try Self.verify(folder, replay: true, profiles: ["3g"])
+        let replay = try #require(report.replays.first)
+        let timeline = try #require(replay.timelines.first)
+        let entry = try #require(try Self.manifest(folder).images.values.first)
+        let full = try #require(entry.variants["full"])
+        // The oracle: libjpeg-turbo's own decoder's Y planes (djpeg -grayscale), the thumbnail's
+        // scaled up by libvips to the full size as an app showing it there would.
+        let final = try #require(try ExternalTools.djpegLuma(folder.read("build/variants/" + full.path)))
+        for name in ["small_thumb", "large_thumb"] {
+            let thumbnail = try #require(entry.variants[name])
+            let plane = try #require(try ExternalTools.djpegLuma(folder.read("build/variants/" + thumbnail.path)))
+            let scaled = try Image(
+                pixels: plane.samples, width: plane.width, height: plane.height, bands: 1, space: .grayscale
+            ).resized(to: PixelSize(width: final.width, height: final.height)).inMemory().decodedPixels()
+            let expected = ImageQuality.ssim(
+                scaled.samples, reference: final.samples, width: final.width, height: final.height)
+            let event = try #require(timeline.events.first { $0.variant == name })
+            #expect(
+                event.ssim == (expected * 10_000).rounded() / 10_000,
+                "\(name): \(event.ssim ?? -1), expected \(expected)")
+        }
+    }
+
+    @Test(
         "with replay, the default build of tiny files and flat art passes: their first picture comes in the first round trip"
     )
     func replayTinyAndFlat() throws {

@@ -47,4 +47,30 @@ public enum ExternalTools {
         let (_, trace) = try runCapturing(djpeg, ["-verbose", "-outfile", "/dev/null"], input: jpeg)
         return trace.components(separatedBy: "Start Of Scan").count - 1
     }
+
+    /// The luma plane djpeg (libjpeg-turbo's own decoder, given the whole file in one go, integer
+    /// DCT) makes of `jpeg`: its Y plane for a YCbCr file. nil when djpeg is not installed.
+    public static func djpegLuma(_ jpeg: [UInt8]) throws -> (width: Int, height: Int, samples: [UInt8])? {
+        guard let djpeg else { return nil }
+        // From a file: djpeg stops reading at the end of the image, and a pipe with bytes after
+        // it left unread would break.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ladder-djpeg-\(UUID().uuidString).jpg")
+        try Data(jpeg).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let pgm = try run(djpeg, ["-dct", "int", "-grayscale", "-pnm", file.path])
+        // "P5", width, height and maximum, each after whitespace, one whitespace byte, the samples.
+        var fields: [Int] = []
+        var index = 2
+        while fields.count < 3 {
+            while pgm[index] == 0x20 || pgm[index] == 0x0A { index += 1 }
+            var value = 0
+            while (0x30...0x39).contains(pgm[index]) {
+                value = value * 10 + Int(pgm[index] - 0x30)
+                index += 1
+            }
+            fields.append(value)
+        }
+        return (fields[0], fields[1], Array(pgm[(index + 1)...]))
+    }
 }

@@ -408,26 +408,26 @@ public struct Verifier: Sendable {
             full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect)
         let report = replayed.report
         // The quality of each rung against the final full-size picture, for deciding what an app
-        // would replace with what: the replay's own one-shot decode, or one of the file as it is
-        // when the replay has none.
+        // would replace with what: the replay's own final picture, or a decode of the file as it
+        // is when the replay has none. The rungs below the full size are measured together, in
+        // one pass that filters the final picture once for all of them.
         var finalPixels: DecodedPixels?
-        if options.replay { finalPixels = replayed.final ?? (try? DecodedPixels(decodingJPEG: full.bytes)) }
-        let finalLuma = finalPixels?.luma()
+        if options.replay {
+            finalPixels = replayed.final ?? (try? DecodedPixels(decodingJPEG: full.bytes, lumaOnly: true))
+        }
+        let lower = ordered.prefix { $0.entry.path != full.entry.path }
+        var qualities = [Double?](repeating: nil, count: lower.count)
+        if let final = finalPixels {
+            let scaled = lower.map {
+                Self.luma(of: $0.bytes, scaledTo: PixelSize(width: final.width, height: final.height))
+            }
+            let measured = scaled.indices.filter { scaled[$0] != nil }
+            let ssims = ImageQuality.ssim(
+                measured.map { scaled[$0]! }, reference: final.luma(), width: final.width, height: final.height)
+            for (index, ssim) in zip(measured, ssims) { qualities[index] = (ssim * 10_000).rounded() / 10_000 }
+        }
         var timelineRungs: [LadderTimeline.Rung] = []
-        for rung in ordered {
-            if rung.entry.path == full.entry.path {
-                let paints = report.scans.compactMap { scan in
-                    scan.shownAt.map {
-                        LadderTimeline.Rung.Paint(scan: scan.scan, offset: $0, ssim: options.replay ? scan.ssim : nil)
-                    }
-                }
-                timelineRungs.append(
-                    LadderTimeline.Rung(variant: rung.recipe.name, bytes: rung.bytes.count, paints: paints))
-                break
-            }
-            let quality = finalPixels.flatMap { final in
-                finalLuma.flatMap { Self.ssim(of: rung.bytes, against: $0, width: final.width, height: final.height) }
-            }
+        for (rung, quality) in zip(lower, qualities) {
             frames?.collect(
                 image: key, variant: rung.recipe.name, file: rung.bytes, width: rung.entry.width,
                 height: rung.entry.height)
@@ -436,18 +436,31 @@ public struct Verifier: Sendable {
                     variant: rung.recipe.name, bytes: rung.bytes.count,
                     paints: [LadderTimeline.Rung.Paint(scan: nil, offset: rung.bytes.count, ssim: quality)]))
         }
+        if lower.count < ordered.count {
+            let paints = report.scans.compactMap { scan in
+                scan.shownAt.map {
+                    LadderTimeline.Rung.Paint(scan: scan.scan, offset: $0, ssim: options.replay ? scan.ssim : nil)
+                }
+            }
+            timelineRungs.append(
+                LadderTimeline.Rung(variant: full.recipe.name, bytes: full.bytes.count, paints: paints))
+        }
         return ReplayCache.Entry(report: report, rungs: timelineRungs)
     }
 
-    /// SSIM of a thumbnail, scaled up to the final picture's size, against the final picture's
-    /// luma plane (`width` x `height`).
-    static func ssim(of thumbnail: [UInt8], against final: [UInt8], width: Int, height: Int) -> Double? {
-        guard let image = try? Image(decoding: thumbnail),
-            let scaled = try? image.resized(to: PixelSize(width: width, height: height)).inMemory(),
-            let pixels = try? scaled.decodedPixels()
+    /// The luma plane of a smaller rung, scaled up by libvips to `size` (the final picture's), as
+    /// an app that shows it in the full picture's place would: the decoder's own Y plane for a
+    /// YCbCr JPEG, as the final picture's luma is; luma from the decoded colours otherwise. nil
+    /// when the file cannot be decoded.
+    static func luma(of thumbnail: [UInt8], scaledTo size: PixelSize) -> [UInt8]? {
+        guard
+            let plane = (try? DecodedPixels(decodingJPEG: thumbnail, lumaOnly: true))
+                ?? (try? Image(decoding: thumbnail).decodedPixels()),
+            let image = try? Image(
+                pixels: plane.luma(), width: plane.width, height: plane.height, bands: 1, space: .grayscale),
+            let scaled = try? image.resized(to: size).inMemory().decodedPixels()
         else { return nil }
-        let value = ImageQuality.ssim(pixels.luma(), reference: final, width: width, height: height)
-        return (value * 10_000).rounded() / 10_000
+        return scaled.samples
     }
 
     // MARK: - Sources

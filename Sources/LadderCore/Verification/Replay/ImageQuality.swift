@@ -99,7 +99,8 @@ public enum ImageQuality {
     }
 }
 
-/// The Gaussian-window SSIM, computed with `SIMD8<Float>` lanes along the rows.
+/// The Gaussian-window SSIM, computed with `SIMD8<Float>` lanes along the rows, from converting
+/// the bytes to the statistics' terms to summing each row's SSIM.
 ///
 /// The window is separable, so every statistic is a horizontal pass over each input row followed
 /// by a vertical pass over the last 11 filtered rows, which a ring buffer keeps; both passes add
@@ -152,6 +153,17 @@ enum GaussianWindow {
     }
 
     @inline(__always)
+    static func store(_ value: Lanes, _ pointer: UnsafeMutablePointer<Float>, _ offset: Int) {
+        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: value, as: Lanes.self)
+    }
+
+    /// Eight bytes as floats.
+    @inline(__always)
+    static func bytes(_ pointer: UnsafePointer<UInt8>) -> Lanes {
+        Lanes(SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<UInt8>.self)))
+    }
+
+    @inline(__always)
     static func load(_ pointer: UnsafePointer<Float>, _ offset: Int) -> Lanes {
         UnsafeRawPointer(pointer + offset).loadUnaligned(as: Lanes.self)
     }
@@ -168,7 +180,8 @@ enum GaussianWindow {
         let outputHeight = height - size + 1
         let bands = max(
             1,
-            min(ProcessInfo.processInfo.activeProcessorCount, outputWidth * outputHeight / windowsPerBand, outputHeight))
+            min(ProcessInfo.processInfo.activeProcessorCount, outputWidth * outputHeight / windowsPerBand, outputHeight)
+        )
         // Each output row's sum per picture, row by row.
         var rowSums = [Double](repeating: 0, count: count * outputHeight)
         let planes = [reference] + pictures
@@ -242,13 +255,28 @@ enum GaussianWindow {
             // The terms of row y.
             let referenceRow = planes.sources[0] + y * width
             let x = input
-            for column in 0..<width { x[column] = Float(referenceRow[column]) - 128 }
+            let vectorEnd = width - width % laneCount
+            var term = 0
+            while term < vectorEnd {
+                store(bytes(referenceRow + term) - centre, x, term)
+                term += laneCount
+            }
+            for column in vectorEnd..<width { x[column] = Float(referenceRow[column]) - 128 }
             for picture in 0..<count {
                 let source = planes.sources[picture + 1] + y * width
                 let y0 = input + (1 + 3 * picture) * rowLength
                 let squares = y0 + rowLength
                 let cross = squares + rowLength
-                for column in 0..<width {
+                term = 0
+                while term < vectorEnd {
+                    let a = load(x, term)
+                    let b = bytes(source + term) - centre
+                    store(b, y0, term)
+                    store(a * a + b * b, squares, term)
+                    store(a * b, cross, term)
+                    term += laneCount
+                }
+                for column in vectorEnd..<width {
                     let a = x[column]
                     let b = Float(source[column]) - 128
                     y0[column] = b

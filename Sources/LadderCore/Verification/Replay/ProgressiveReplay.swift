@@ -52,10 +52,11 @@ public struct ProgressiveReplay: Sendable {
         replayKeepingFinal(bytes, path: path, frameSide: frameSide, frame: frame).report
     }
 
-    /// `replay`, and the final picture as a one-shot decode gives it (the Y plane alone for a
-    /// YCbCr file; nil when the file is truncated or that decode fails), for measuring other
-    /// pictures against it.
-    func replayKeepingFinal(
+    /// `replay`, and the final picture: the last scan's render once libjpeg has read the whole
+    /// file, which is what a one-shot decode gives (the Y plane alone for a YCbCr file; nil when
+    /// the file is truncated or its decoding stopped early), for measuring other pictures
+    /// against it.
+    public func replayKeepingFinal(
         _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
     ) -> (report: ReplayReport, final: DecodedPixels?) {
         var report = ReplayReport(
@@ -109,42 +110,35 @@ public struct ProgressiveReplay: Sendable {
                 scaleEighths: JPEGReplayDecoder.scaleEighths(
                     fitting: frameSide, width: structure.width, height: structure.height))).map { ($0, frame) }
         }
-        // The final picture is decoded in one shot in the background while the scans are
-        // rendered, and each scan is measured against it there as soon as it is rendered.
-        let background = truncated ? nil : BackgroundQuality { try? DecodedPixels(decodingJPEG: bytes, lumaOnly: true) }
         let rendered = Self.renderScans(
-            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames
-        ) { index, luma in
-            background?.submit(index, luma)
-        }
-        let (final, finalLuma, measured) = background?.results() ?? (nil, nil, [:])
+            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames)
         if let failure = rendered.failure {
             problem("undecodable", "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
         }
         if decoder.state.warnings > 0 {
             problem("corrupt-data", "libjpeg reported \(decoder.state.warnings) warning(s): \(decoder.lastWarning)")
         }
+        // Once libjpeg has read the whole file, its render of the last scan is the picture a
+        // one-shot decode gives: the same coefficients through the same inverse DCT, and block
+        // smoothing decided from the same record of what arrived (none once every coefficient
+        // has). The tests check it against djpeg's. So the file is not decoded a second time.
+        let complete =
+            !truncated && rendered.failure == nil && decoder.state.inputComplete
+            && rendered.lumas.count == decoder.state.scansCompleted
+        let final = complete ? rendered.last : nil
+        report.matchesOneShotDecode = final != nil
 
         // Quality of every scan against the final picture (or, for a truncated file, against
-        // the last picture it can show).
-        if let reference = finalLuma ?? rendered.lumas.last {
+        // the last picture it can show), measured together once the scans are rendered.
+        if let reference = rendered.lumas.last {
             let comparable = rendered.lumas.indices.filter { rendered.lumas[$0].count == reference.count }
-            let ssims =
-                finalLuma == nil
-                ? ImageQuality.ssim(
-                    comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
-                    height: decoder.state.height)
-                : comparable.map { measured[$0] ?? 0 }
+            let ssims = ImageQuality.ssim(
+                comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
+                height: decoder.state.height)
             for (index, ssim) in zip(comparable, ssims) {
                 report.scans[index].psnr =
                     (ImageQuality.psnr(rendered.lumas[index], reference: reference) * 100).rounded() / 100
                 report.scans[index].ssim = (ssim * 10_000).rounded() / 10_000
-            }
-        }
-        if let final, let last = rendered.last {
-            report.matchesOneShotDecode = last == final
-            if !report.matchesOneShotDecode && report.problems.isEmpty {
-                problem("final-mismatch", "the last paint differs from a one-shot decode of the file")
             }
         }
         report.problems += findings(in: report, structure: structure)
@@ -162,13 +156,11 @@ public struct ProgressiveReplay: Sendable {
     /// Feeds `decoder` the file up to every chunk boundary and to where each scan becomes
     /// renderable on its own (libjpeg has read the next scan's header, before any of its data,
     /// or the end), renders each scan once, and records in `report` where it can be shown.
-    /// `measure`, when given, receives each scan's luma plane (by 0-based index) as it is rendered.
     /// `frames`, when given, is a second decoder of the same file, fed alongside, whose picture
     /// of each scan (by 1-based number) goes to its receiver; it stops at its first failure.
     static func renderScans(
         _ decoder: JPEGReplayDecoder, structure: JPEGStructure, chunkBytes: Int, report: inout ReplayReport,
-        frames: (decoder: JPEGReplayDecoder, receive: (Int, DecodedPixels) -> Void)?,
-        measure: ((Int, [UInt8]) -> Void)? = nil
+        frames: (decoder: JPEGReplayDecoder, receive: (Int, DecodedPixels) -> Void)?
     ) -> RenderedScans {
         let length = decoder.length
         let chunk = max(1, chunkBytes)
@@ -192,14 +184,17 @@ public struct ProgressiveReplay: Sendable {
                     let pixels = try decoder.render(scan: number)
                     rendered.lumas.append(pixels.luma())
                     rendered.last = pixels
-                    measure?(number - 1, rendered.lumas[number - 1])
                     report.scans.append(
                         ReplayReport.Scan(
                             scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,
                             ssim: 0))
                     if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
                     if let (decoder, receive) = frames {
-                        if let picture = try? decoder.render(scan: number) { receive(number, picture) } else { frames = nil }
+                        if let picture = try? decoder.render(scan: number) {
+                            receive(number, picture)
+                        } else {
+                            frames = nil
+                        }
                     }
                 }
                 let isChunkBoundary = stop % chunk == 0 || stop == length

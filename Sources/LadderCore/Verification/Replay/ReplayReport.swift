@@ -23,7 +23,7 @@ public struct ReplayReport: Sendable, Equatable, Codable {
     /// A finding that makes the replay fail.
     public struct Problem: Sendable, Equatable, Codable {
         /// A short identifier: "too-many-scans", "truncated", "corrupt-data", "scan-count",
-        /// "first-paint", "quality", "final-mismatch", "malformed", "arithmetic-coding".
+        /// "first-paint", "quality", "malformed", "arithmetic-coding", "undecodable".
         public var kind: String
         public var message: String
 
@@ -43,9 +43,10 @@ public struct ReplayReport: Sendable, Equatable, Codable {
     public var firstPaintOffset: Int?
     /// The chunk boundary at which an app fed in chunks shows its first picture.
     public var firstShownAt: Int?
-    /// True when the last paint equals a one-shot decode of the whole file, pixel for pixel (on
-    /// the Y plane of a YCbCr file when the replay rendered luma only, as it does when no frame
-    /// is collected).
+    /// True when the last paint is the final picture, the one a one-shot decode of the whole file
+    /// gives, pixel for pixel: the file is complete and libjpeg rendered every scan after reading
+    /// all of it (its render of the last scan is then that picture; the tests check it against
+    /// djpeg's).
     public var matchesOneShotDecode: Bool
     public var problems: [Problem]
 
