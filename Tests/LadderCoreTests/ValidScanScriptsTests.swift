@@ -60,11 +60,14 @@ struct RenderOracleTests {
                 String(format: "%.3f", score.ssimOverDownload / reference.ssimOverDownload)
             }
             let early = byName["best-valid-early"].map(ratio) ?? "none"
+            let earliest = try #require(byName["earliest-valid"])
             print(
-                "oracle \(name): SSIM ratio chosen \(ratio(chosen)) (first \(chosen.firstPictureShare ?? 1)), best valid \(ratio(best)) (first \(best.firstPictureShare ?? 1)), best within 12 % \(early); PSNR ratio chosen \(String(format: "%.3f", chosen.psnrOverDownload / reference.psnrOverDownload)), best \(String(format: "%.3f", bestPSNR.psnrOverDownload / reference.psnrOverDownload)); best: \(best.script)"
+                "oracle \(name): SSIM ratio chosen \(ratio(chosen)) (first \(chosen.firstPictureShare ?? 1)), best valid \(ratio(best)) (first \(best.firstPictureShare ?? 1)), best within 12 % \(early), earliest first picture \(earliest.firstPictureShare ?? 1) (ratio \(ratio(earliest))); PSNR ratio chosen \(String(format: "%.3f", chosen.psnrOverDownload / reference.psnrOverDownload)), best \(String(format: "%.3f", bestPSNR.psnrOverDownload / reference.psnrOverDownload)); best: \(best.script)"
             )
             // The candidates are valid scripts, and the oracle's scores are the replay's.
             #expect(best.ssimOverDownload >= chosen.ssimOverDownload - 0.0001, "\(name)")
+            // No valid script shows a first picture before the earliest one.
+            #expect((earliest.firstPictureShare ?? 1) <= (chosen.firstPictureShare ?? 1) + 0.0001, "\(name)")
         }
     }
 }
