@@ -92,12 +92,17 @@ public final class LadderClient: Sendable {
     }
 
     /// Downloads every rung at once and yields in order, as described on the type.
-    private func walk(_ rungs: [Rung], sha1: String, into output: AsyncThrowingStream<LadderEvent, any Error>.Continuation) async {
+    private func walk(
+        _ rungs: [Rung], sha1: String, into output: AsyncThrowingStream<LadderEvent, any Error>.Continuation
+    ) async {
         guard !rungs.isEmpty else { return }
         let (messages, inbox) = AsyncStream<Message>.makeStream()
+        // Places in the download queue in the rungs' order, before any task runs: the tasks
+        // may reach the limiter in any order.
+        let places = await limiter.reserve(rungs.count)
         let tasks = rungs.enumerated().map { index, rung in
             Task {
-                let message = await self.fetch(rung, sha1: sha1) { data, scans in
+                let message = await self.fetch(rung, sha1: sha1, place: places[index]) { data, scans in
                     inbox.yield(.scans(index, data, scans))
                 }
                 inbox.yield(message(index))
@@ -157,16 +162,17 @@ public final class LadderClient: Sendable {
         inbox.finish()
     }
 
-    /// One rung: from the cache when it holds the file, else downloaded within the limit,
-    /// reporting each scan end passed, then checked and cached.
+    /// One rung: from the cache when it holds the file, else downloaded within the limit once
+    /// its `place` in the queue comes, reporting each scan end passed, then checked and cached.
     private func fetch(
-        _ rung: Rung, sha1: String, onScans: @Sendable (Data, Int) -> Void
+        _ rung: Rung, sha1: String, place: UInt64, onScans: @Sendable (Data, Int) -> Void
     ) async -> @Sendable (Int) -> Message {
         if let cached = await cache?.data(sha1: sha1, variant: rung.name, sha256: rung.sha256) {
+            await limiter.forfeit(place)
             return { .done($0, .success((cached, true))) }
         }
         do {
-            try await limiter.acquire()
+            try await limiter.acquire(place)
         } catch {
             return { .cancelled($0) }
         }

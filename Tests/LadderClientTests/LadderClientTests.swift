@@ -39,7 +39,8 @@ struct LadderClientTests {
         let client = LadderClient(manifest: ladder.manifest, baseURL: ladder.server.baseURL)
         let timeline = try await Timeline.record(client.load(.source("photos/p0.jpg"), width: 300, height: 300))
         #expect(timeline.rungNames.last == "large_thumb")
-        #expect(!ladder.server.requests.contains { $0.contains("full") || $0 == ladder.urlPath(ladder.sha1s[0], "full") })
+        #expect(
+            !ladder.server.requests.contains { $0.contains("full") || $0 == ladder.urlPath(ladder.sha1s[0], "full") })
         await #expect(throws: LadderError.self) {
             for try await _ in client.load(.source("photos/none.jpg"), width: 300, height: 300) {}
         }
@@ -151,6 +152,40 @@ struct LadderClientTests {
         #expect(status == 404)
     }
 
+    @Test("with one download at a time, the smaller rung is always asked for first")
+    func smallerRungQueuedFirst() async throws {
+        let ladder = try ServedLadder(photos: 1)
+        let sha1 = try #require(ladder.sha1s.first)
+        let small = ladder.urlPath(sha1, "small_thumb")
+        let large = ladder.urlPath(sha1, "large_thumb")
+        // Each load starts both rungs' downloads at once; the shared limit must serve them in
+        // the order they were queued, whichever task reaches it first. Busy tasks keep the
+        // threads that run them occupied, as a loaded app (or test run) does.
+        let busy = (0..<4).map { _ in
+            Task.detached {
+                var count = 0
+                while !Task.isCancelled {
+                    count &+= 1
+                    if count % 100_000 == 0 { await Task.yield() }
+                }
+            }
+        }
+        defer { for task in busy { task.cancel() } }
+        for attempt in 0..<40 {
+            let transport = RecordingTransport()
+            // A cache, empty: each rung looks there before it queues.
+            let cacheFolder = TemporaryDirectory("ladder-cache")
+            let client = LadderClient(
+                manifest: ladder.manifest, baseURL: ladder.server.baseURL,
+                cache: DiskCache(folder: cacheFolder.url("cache"), limit: 50_000_000), maxConcurrentDownloads: 1,
+                transport: transport)
+            _ = try await Timeline.record(client.load(.sha1(sha1), width: 600, height: 600))
+            let requested = transport.requested
+            #expect(requested.first == small, "load \(attempt) asked for \(requested) (large_thumb is \(large))")
+            if requested.first != small { break }
+        }
+    }
+
     @Test("a tampered rung is reported, not cached, and the next rung is used")
     func tamperedRung() async throws {
         let ladder = try ServedLadder(photos: 1)
@@ -225,5 +260,20 @@ struct LadderClientTests {
         #expect(shown.filter { $0 == nil }.isEmpty, "every load ends with a whole rung")
         #expect(ladder.server.peakConcurrency <= limit)
         #expect(ladder.server.peakConcurrency == limit, "the limit was reached, so it was what held them back")
+    }
+}
+
+/// URLSession's transport, remembering the path of every URL asked for, in order.
+final class RecordingTransport: LadderTransport, @unchecked Sendable {
+    // @unchecked: `paths` is only touched under `lock`.
+    private let lock = NSLock()
+    private var paths: [String] = []
+    private let transport = URLSessionTransport()
+
+    var requested: [String] { lock.withLock { paths } }
+
+    func download(_ url: URL) -> AsyncThrowingStream<Data, any Error> {
+        lock.withLock { paths.append(url.path) }
+        return transport.download(url)
     }
 }
