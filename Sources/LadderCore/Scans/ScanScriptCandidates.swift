@@ -1,4 +1,4 @@
-public import LadderImaging
+import LadderImaging
 
 /// The scan scripts `"script": "auto"` chooses from: every one has exactly the variant's number
 /// of scans, sends every bit of every coefficient, and carries the DC of every component in its
