@@ -40,7 +40,7 @@ final class RenderBuffer: @unchecked Sendable {
                 if let base = state.base { munmap(base, state.capacity) }
                 state.base = nil
                 state.capacity = 0
-                // Page-rounded; mapped outside malloc's heap, kept until the process ends.
+                // Rounded up to 64 KiB; mapped outside malloc's heap, kept until the process ends.
                 let size = (bytes + 0xFFFF) & ~0xFFFF
                 guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
                     mapped != MAP_FAILED

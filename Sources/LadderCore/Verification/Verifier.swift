@@ -421,10 +421,10 @@ public struct Verifier: Sendable {
             let scaled = lower.map {
                 Self.luma(of: $0.bytes, scaledTo: PixelSize(width: final.width, height: final.height))
             }
-            let measured = scaled.indices.filter { scaled[$0] != nil }
+            let measured = scaled.enumerated().compactMap { index, plane in plane.map { (index, $0) } }
             let ssims = ImageQuality.ssim(
-                measured.map { scaled[$0]! }, reference: final.luma(), width: final.width, height: final.height)
-            for (index, ssim) in zip(measured, ssims) { qualities[index] = (ssim * 10_000).rounded() / 10_000 }
+                measured.map(\.1), reference: final.luma(), width: final.width, height: final.height)
+            for ((index, _), ssim) in zip(measured, ssims) { qualities[index] = (ssim * 10_000).rounded() / 10_000 }
         }
         var timelineRungs: [LadderTimeline.Rung] = []
         for (rung, quality) in zip(lower, qualities) {
