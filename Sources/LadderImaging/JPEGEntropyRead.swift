@@ -1,13 +1,15 @@
 internal import CLadder
 
 /// What libjpeg-turbo finds reading a JPEG's entropy-coded data to its end of image (Wraps
-/// jpeg_start_decompress() at 1/8 scale, jpeg_read_scanlines() and jpeg_finish_decompress()).
+/// jpeg_start_decompress() at 1/8 scale, jpeg_skip_scanlines(), jpeg_read_scanlines() for the
+/// last row and jpeg_finish_decompress()).
 ///
 /// libjpeg reports damaged entropy data ("Corrupt JPEG data: N extraneous bytes before marker",
 /// bad Huffman codes, a premature end) only as warnings, and only once it reaches the damage;
 /// a decoder that stops at the last row it needs (as libvips does) never sees some of them.
-/// Reading every scan to the end of image sees them all, at the cost of entropy decoding plus a
-/// 1/8-scale picture (an inverse DCT of the DC term only), thrown away row by row.
+/// Reading every scan to the end of image sees them all, at the cost of entropy decoding: the
+/// skipped rows of a single-scan file are entropy-decoded and discarded with no inverse DCT at
+/// all, and only the last row is made (at 1/8 scale, an inverse DCT of the DC term only).
 public struct JPEGEntropyRead: Sendable, Equatable {
     public var width: Int
     public var height: Int

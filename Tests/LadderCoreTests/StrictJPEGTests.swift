@@ -41,8 +41,9 @@ struct StrictJPEGTests {
     /// libvips' own strict decode: what the build relied on alone.
     static func libvipsAccepts(_ bytes: [UInt8]) -> Bool {
         guard let header = try? ImageHeader(reading: bytes) else { return false }
-        return (try? Image.decode(
-            bytes, header: header, fitting: header.size, background: .white, strictness: .warning)) != nil
+        return
+            (try? Image.decode(
+                bytes, header: header, fitting: header.size, background: .white, strictness: .warning)) != nil
     }
 
     @Test("libvips decodes the damaged files without a warning; libjpeg, read to the end, warns")
@@ -69,6 +70,63 @@ struct StrictJPEGTests {
         let reasons = Dictionary(uniqueKeysWithValues: report.failed.map { ($0.source, $0.reason) })
         for index in Self.damaged.indices {
             let reason = try #require(reasons["photos/bad\(index).jpg"], "\(Self.damaged[index].0)")
+            #expect(reason.contains("damaged JPEG data"), "\(reason)")
+            #expect(reason.contains("Corrupt JPEG data") || reason.contains("Premature end"), "\(reason)")
+        }
+    }
+
+    /// The same picture as `photo` in files of several scans: progressive (the recommended
+    /// 5-scan script), and sequential with one scan per component. For both libjpeg reads the
+    /// whole file, to its end of image, before it gives the first row (jpeg_start_decompress).
+    static let multiScanPhotos: [(String, [UInt8])] = {
+        TestImages.start()
+        let picture = try! TestImages.gradient(width: 900, height: 600, seed: 5)
+        let sequential = (0..<3).map { JPEGScan(components: [$0], ss: 0, se: 63, ah: 0, al: 0) }
+        return [
+            ("progressive", ScanScript.recommendedColor.scans),
+            ("sequential, a scan per component", sequential),
+        ].map { name, scans in
+            (name, try! picture.jpegEncoded(JPEGEncoding(quality: 92, fullChroma: false, scans: scans)))
+        }
+    }()
+
+    /// `multiScanPhotos` damaged as `damaged` damages `photo`.
+    static let damagedMultiScan: [(String, [UInt8])] = multiScanPhotos.flatMap { name, photo in
+        [
+            ("\(name), flipped bytes mid-file", flipped(photo, count: 300, at: 0.5)),
+            ("\(name), garbage before the end of image", trailingGarbage(photo)),
+        ]
+    }
+
+    @Test("libvips lets damaged multi-scan files through too, though libjpeg warns while it decodes them")
+    func multiScanPremise() throws {
+        for (name, photo) in Self.multiScanPhotos {
+            #expect(try JPEGStructure(parsing: photo).scans.count > 1, "\(name)")
+            #expect(Self.libvipsAccepts(photo), "\(name)")
+        }
+        for (name, bytes) in Self.damagedMultiScan {
+            // The oracle: libjpeg itself, read to the end, warns.
+            #expect(try JPEGEntropyRead(reading: bytes, memoryLimit: 256 << 20).warnings > 0, "\(name)")
+            #expect(Self.libvipsAccepts(bytes), "\(name): libvips alone lets it through")
+        }
+    }
+
+    @Test("under failOn warning the build refuses damaged multi-scan files with libjpeg's warning")
+    func multiScanRefused() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        for (index, (_, photo)) in Self.multiScanPhotos.enumerated() {
+            try folder.write(photo, to: "photos/good\(index).jpg")
+        }
+        for (index, (_, bytes)) in Self.damagedMultiScan.enumerated() {
+            try folder.write(bytes, to: "photos/bad\(index).jpg")
+        }
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        let report = try Pipelines.build(in: folder)
+        #expect(report.built == Self.multiScanPhotos.count)
+        let reasons = Dictionary(uniqueKeysWithValues: report.failed.map { ($0.source, $0.reason) })
+        for index in Self.damagedMultiScan.indices {
+            let reason = try #require(reasons["photos/bad\(index).jpg"], "\(Self.damagedMultiScan[index].0)")
             #expect(reason.contains("damaged JPEG data"), "\(reason)")
             #expect(reason.contains("Corrupt JPEG data") || reason.contains("Premature end"), "\(reason)")
         }

@@ -235,10 +235,11 @@ typedef struct ladder_jpeg_read_result {
     char message[200];
 } ladder_jpeg_read_result;
 
-/// Entropy-decodes every scan of a JPEG held in memory to its end of image, producing only a
-/// 1/8-scale picture that is thrown away row by row (then jpeg_finish_decompress), counting
-/// libjpeg's warnings; `max_memory` bounds libjpeg's buffers (0: libjpeg's default). Returns 0,
-/// or -1 when libjpeg stops with an error (its text in `result->message`).
+/// Entropy-decodes every scan of a JPEG held in memory to its end of image, keeping nothing:
+/// at 1/8 scale, every row but the last skipped (jpeg_skip_scanlines), the last thrown away,
+/// then jpeg_finish_decompress; counts libjpeg's warnings. `max_memory` bounds libjpeg's buffers
+/// (0: libjpeg's default). Returns 0, or -1 when libjpeg stops with an error (its text in
+/// `result->message`).
 int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_read_result *result);
 

@@ -6,8 +6,15 @@ import LadderImaging
 /// libvips stops reading a JPEG once it has the rows it needs, so damage that libjpeg only
 /// notices at the next marker (flipped bytes mid-file: "Corrupt JPEG data: N extraneous bytes
 /// before marker") passes its fail-on-warning check, and the variants come out with garbage
-/// blocks. Reading the entropy-coded data with a 1/8-scale picture costs a fraction of a decode;
+/// blocks. Reading the entropy-coded data again, keeping nothing, costs a fraction of a decode;
 /// docs/BENCHMARKS.md has the figure.
+///
+/// Files of several scans (progressive, or sequential with a scan per component) need it too,
+/// although libjpeg reads them to their end of image before the first row (jdapistd.c,
+/// jpeg_start_decompress) and so raises every warning while libvips decodes: libvips 8.14 sees
+/// the warning, but its tile cache blacks out the failed strip and stops the computation without
+/// reporting an error (tilecache.c, "error in tile"), so the decode still returns a picture
+/// (StrictJPEGTests shows both).
 public enum StrictJPEGCheck {
     /// Throws when `bytes` is a JPEG whose entropy-coded data libjpeg warns about. Other formats,
     /// and other strictness levels, pass untouched.
