@@ -112,7 +112,8 @@ public struct ScanScriptChooser: Sendable {
         // file for the first scan; bytes of entropy-coded data).
         var lengths: [JPEGScan: (head: Int, data: Int)] = [:]
         var lumaQuality: [LumaState: Double] = [:]
-        var reference: [UInt8]?
+        // The final picture, in the parts that are measured (`MeasuredParts`), cut once.
+        var reference: MeasuredParts?
         for candidate in candidates {
             let lumaStates = Self.lumaStates(candidate)
             // Each state not yet measured, once (the last scan shows the final picture).
@@ -143,10 +144,11 @@ public struct ScanScriptChooser: Sendable {
             if reference == nil { wanted.append(scans) }
             guard !wanted.isEmpty else { continue }
             let decoded = try Self.lumaPictures(sample, structure: written, scans: wanted)
-            if reference == nil { reference = decoded.planes.last }
-            let values = measured(
-                Array(decoded.planes.prefix(unmeasured.count)), reference: reference!, width: decoded.width,
-                height: decoded.height, sampling: sampling)
+            let parts = { (plane: [UInt8]) in
+                MeasuredParts(plane, width: decoded.width, height: decoded.height, sampling: sampling)
+            }
+            if reference == nil { reference = parts(decoded.planes.last!) }
+            let values = measured(decoded.planes.prefix(unmeasured.count).map(parts), reference: reference!)
             for (position, index) in unmeasured.enumerated() { lumaQuality[lumaStates[index]] = values[position] }
         }
 
@@ -214,36 +216,57 @@ public struct ScanScriptChooser: Sendable {
         return Sampling(sample: sample, dataScale: dataScale, tileWidth: tileWidth, tileHeight: tileHeight)
     }
 
-    /// `pictureQuality` of each of `pictures` against `reference`: over the whole planes, or,
-    /// on a sample, the mean over its tiles of the measure inside each tile's margin.
-    func measured(
-        _ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int, sampling: Sampling?
-    ) -> [Double] {
-        guard let sampling, !pictures.isEmpty else {
-            return pictureQuality(pictures, reference, width, height)
-        }
-        let margin = Self.tileMargin
-        let (innerWidth, innerHeight) = (sampling.tileWidth - 2 * margin, sampling.tileHeight - 2 * margin)
-        func inner(_ plane: [UInt8], across: Int, down: Int) -> [UInt8] {
-            var tile = [UInt8]()
-            tile.reserveCapacity(innerWidth * innerHeight)
-            let left = across * sampling.tileWidth + margin
-            for row in 0..<innerHeight {
-                let start = (down * sampling.tileHeight + margin + row) * width + left
-                tile.append(contentsOf: plane[start..<(start + innerWidth)])
+    /// The parts of a luma picture that are measured: the whole plane, or, on a sample, each
+    /// tile inside its margin (`tileMargin`), in rows of tiles from the top, each row from the
+    /// left.
+    struct MeasuredParts {
+        var parts: [[UInt8]]
+        var width: Int
+        var height: Int
+
+        init(_ plane: [UInt8], width: Int, height: Int, sampling: Sampling?) {
+            guard let sampling else {
+                (parts, self.width, self.height) = ([plane], width, height)
+                return
             }
-            return tile
+            let margin = ScanScriptChooser.tileMargin
+            let (innerWidth, innerHeight) = (sampling.tileWidth - 2 * margin, sampling.tileHeight - 2 * margin)
+            (self.width, self.height) = (innerWidth, innerHeight)
+            parts = []
+            parts.reserveCapacity(sampling.sample.across * sampling.sample.down)
+            for down in 0..<sampling.sample.down {
+                for across in 0..<sampling.sample.across {
+                    let left = across * sampling.tileWidth + margin
+                    let top = down * sampling.tileHeight + margin
+                    parts.append(
+                        [UInt8](unsafeUninitializedCapacity: innerWidth * innerHeight) { tile, count in
+                            plane.withUnsafeBufferPointer { plane in
+                                for row in 0..<innerHeight {
+                                    (tile.baseAddress! + row * innerWidth).initialize(
+                                        from: plane.baseAddress! + (top + row) * width + left, count: innerWidth)
+                                }
+                            }
+                            count = innerWidth * innerHeight
+                        })
+                }
+            }
+        }
+    }
+
+    /// `pictureQuality` of each of `pictures` against `reference`, part by part: the mean over
+    /// the parts (the whole planes, or a sample's tiles) of the measure of each part.
+    func measured(_ pictures: [MeasuredParts], reference: MeasuredParts) -> [Double] {
+        guard !pictures.isEmpty else { return [] }
+        if reference.parts.count == 1 {
+            return pictureQuality(pictures.map { $0.parts[0] }, reference.parts[0], reference.width, reference.height)
         }
         var sums = [Double](repeating: 0, count: pictures.count)
-        for down in 0..<sampling.sample.down {
-            for across in 0..<sampling.sample.across {
-                let values = pictureQuality(
-                    pictures.map { inner($0, across: across, down: down) },
-                    inner(reference, across: across, down: down), innerWidth, innerHeight)
-                for index in sums.indices { sums[index] += values[index] }
-            }
+        for index in reference.parts.indices {
+            let values = pictureQuality(
+                pictures.map { $0.parts[index] }, reference.parts[index], reference.width, reference.height)
+            for picture in sums.indices { sums[picture] += values[picture] }
         }
-        let count = Double(sampling.sample.across * sampling.sample.down)
+        let count = Double(reference.parts.count)
         return sums.map { $0 / count }
     }
 
