@@ -448,19 +448,17 @@ public struct Verifier: Sendable {
         return ReplayCache.Entry(report: report, rungs: timelineRungs)
     }
 
-    /// The luma plane of a smaller rung, scaled up by libvips to `size` (the final picture's), as
-    /// an app that shows it in the full picture's place would: the decoder's own Y plane for a
-    /// YCbCr JPEG, as the final picture's luma is; luma from the decoded colours otherwise. nil
-    /// when the file cannot be decoded.
+    /// The luma plane of a smaller rung, stretched to `size` (the final picture's) as an app that
+    /// shows it in the full picture's place does, by bilinear filtering (`BilinearScaling`): the
+    /// decoder's own Y plane for a YCbCr JPEG, as the final picture's luma is; luma from the
+    /// decoded colours otherwise. nil when the file cannot be decoded.
     static func luma(of thumbnail: [UInt8], scaledTo size: PixelSize) -> [UInt8]? {
         guard
             let plane = (try? DecodedPixels(decodingJPEG: thumbnail, lumaOnly: true))
                 ?? (try? Image(decoding: thumbnail).decodedPixels()),
-            let image = try? Image(
-                pixels: plane.luma(), width: plane.width, height: plane.height, bands: 1, space: .grayscale),
-            let scaled = try? image.resized(to: size).inMemory().decodedPixels()
+            plane.width > 0, plane.height > 0
         else { return nil }
-        return scaled.samples
+        return BilinearScaling.scaled(plane.luma(), width: plane.width, height: plane.height, to: size)
     }
 
     // MARK: - Sources
