@@ -91,6 +91,23 @@ struct ImageQualityTests {
         #expect(abs(ImageQuality.psnr(off, reference: reference) - 10 * log10(255.0 * 255 / 100)) < 1e-9)
     }
 
+    @Test("PSNR adds every squared difference exactly, the largest ones and an odd tail included")
+    func psnrExact() {
+        // 0 against 255 everywhere: every squared difference is the largest one, over more
+        // pixels than one partial sum takes.
+        let count = 300_007
+        let black = [UInt8](repeating: 0, count: count)
+        let white = [UInt8](repeating: 255, count: count)
+        #expect(ImageQuality.psnr(black, reference: white) == 0)
+        // Noise against a gradient, against the sum done pixel by pixel in 64 bits.
+        let noise = Self.noisy(Self.gradient(613, 491), 90)
+        let gradient = Self.gradient(613, 491)
+        let sum = zip(noise, gradient).reduce(0) { $0 + (Int($1.0) - Int($1.1)) * (Int($1.0) - Int($1.1)) }
+        #expect(sum > 0)
+        let expected = 10 * log10(255.0 * 255 / (Double(sum) / Double(noise.count)))
+        #expect(ImageQuality.psnr(noise, reference: gradient) == expected)
+    }
+
     // MARK: - The planes (scripts/reference/ssim_reference.py makes the same)
 
     static func gradient(_ w: Int, _ h: Int) -> [UInt8] {

@@ -11,26 +11,48 @@ public enum ImageQuality {
     public static func psnr(_ picture: [UInt8], reference: [UInt8]) -> Double {
         precondition(picture.count == reference.count, "planes of different sizes")
         guard !picture.isEmpty else { return identicalPSNR }
-        var sum: UInt64 = 0
-        picture.withUnsafeBufferPointer { a in
-            reference.withUnsafeBufferPointer { b in
-                // Squared differences of 8-bit values fit 32 bits for 65,000 pixels at a time.
-                var start = 0
-                while start < a.count {
-                    let end = min(a.count, start + 65_536)
-                    var partial: UInt32 = 0
-                    for index in start..<end {
-                        let difference = Int32(a[index]) &- Int32(b[index])
-                        partial &+= UInt32(bitPattern: difference &* difference)
-                    }
-                    sum += UInt64(partial)
-                    start = end
-                }
-            }
-        }
+        let sum = squaredDifferences(picture, reference)
         guard sum > 0 else { return identicalPSNR }
         let meanSquare = Double(sum) / Double(picture.count)
         return min(identicalPSNR, 10 * log10(255 * 255 / meanSquare))
+    }
+
+    /// The sum of the squared differences of two planes, exact, eight bytes at a time: a
+    /// difference of 8-bit values squared fits 16 bits unsigned (at most 255² = 65,025), and
+    /// each 32-bit lane adds at most 8,192 of them between two flushes into the total.
+    static func squaredDifferences(_ picture: [UInt8], _ reference: [UInt8]) -> UInt64 {
+        typealias Bytes = SIMD8<UInt8>
+        let lanes = Bytes.scalarCount
+        var sum: UInt64 = 0
+        picture.withUnsafeBufferPointer { a in
+            reference.withUnsafeBufferPointer { b in
+                let (first, second) = (UnsafeRawPointer(a.baseAddress!), UnsafeRawPointer(b.baseAddress!))
+                let vectorEnd = a.count - a.count % lanes
+                var start = 0
+                while start < vectorEnd {
+                    let end = min(vectorEnd, start + 8_192 * lanes)
+                    var partial = SIMD8<UInt32>()
+                    var index = start
+                    while index < end {
+                        let x = SIMD8<Int16>(
+                            truncatingIfNeeded: first.loadUnaligned(fromByteOffset: index, as: Bytes.self))
+                        let y = SIMD8<Int16>(
+                            truncatingIfNeeded: second.loadUnaligned(fromByteOffset: index, as: Bytes.self))
+                        let difference = x &- y
+                        let square = SIMD8<UInt16>(truncatingIfNeeded: difference &* difference)
+                        partial &+= SIMD8<UInt32>(truncatingIfNeeded: square)
+                        index += lanes
+                    }
+                    sum += UInt64(partial.wrappedSum())
+                    start = end
+                }
+                for index in vectorEnd..<a.count {
+                    let difference = Int(a[index]) - Int(b[index])
+                    sum += UInt64(difference * difference)
+                }
+            }
+        }
+        return sum
     }
 
     /// Structural similarity as Wang, Bovik, Sheikh and Simoncelli define it ("Image quality
