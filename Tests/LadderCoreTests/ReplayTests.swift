@@ -89,10 +89,21 @@ struct ReplayTests {
         let replay = ProgressiveReplay(options: .init(chunkBytes: 8192, expectedScans: 5))
         var frames: [Int] = []
         var sizes: [[Int]] = []
+        var last: DecodedPixels?
         let withFrames = replay.replay(jpeg, path: "c.jpg", frameSide: 250) { scan, pixels in
             #expect(pixels.components == 3)
             frames.append(scan)
             sizes.append([pixels.width, pixels.height])
+            last = pixels
+        }
+        // The last frame is the whole file's picture at 3/8, in RGB as libjpeg converts it: what
+        // djpeg, libjpeg-turbo's own decoder, makes of the file at that scale.
+        if let oracle = try ExternalTools.djpegRGB(jpeg, scale: "3/8") {
+            let frame = try #require(last)
+            #expect(frame.colorModel == .rgb)
+            #expect(frame.width == oracle.width && frame.height == oracle.height)
+            let same = frame.samples == oracle.samples
+            #expect(same, "the last frame is djpeg's RGB picture")
         }
         var fullSize: [[Int]] = []
         _ = replay.replay(jpeg, path: "c.jpg") { _, pixels in fullSize.append([pixels.width, pixels.height]) }

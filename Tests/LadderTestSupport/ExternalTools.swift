@@ -61,6 +61,17 @@ public enum ExternalTools {
         return parsePGM(try run(djpeg, ["-dct", "int", "-grayscale", "-pnm", file.path]))
     }
 
+    /// The RGB picture djpeg (integer DCT, libjpeg's own color conversion) makes of `jpeg` at
+    /// `scale` ("3/8"), as interleaved samples; nil when djpeg is not installed.
+    public static func djpegRGB(_ jpeg: [UInt8], scale: String) throws -> (width: Int, height: Int, samples: [UInt8])? {
+        guard let djpeg else { return nil }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ladder-djpeg-\(UUID().uuidString).jpg")
+        try Data(jpeg).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return parsePGM(try run(djpeg, ["-dct", "int", "-rgb", "-scale", scale, "-pnm", file.path]))
+    }
+
     /// libvips' command-line tool (libvips-tools), or nil when it is not installed.
     public static let vips: String? = find("vips")
 
@@ -96,7 +107,7 @@ public enum ExternalTools {
         return scaled.samples
     }
 
-    /// A binary PGM's size and samples.
+    /// A binary PGM's (or PPM's) size and samples.
     static func parsePGM(_ pgm: [UInt8]) -> (width: Int, height: Int, samples: [UInt8]) {
         // "P5", width, height and maximum, each after whitespace or a comment line ("#..."), one
         // whitespace byte, the samples.

@@ -43,7 +43,7 @@ public struct ProgressiveReplay: Sendable {
     }
 
     /// Replays `bytes`. `frame`, when given, receives each scan's picture in color as it is
-    /// rendered, scaled down by libjpeg to at most `frameSide` pixels on its long side where a
+    /// rendered (RGB, converted by libjpeg, for a YCbCr file), scaled down by libjpeg to at most `frameSide` pixels on its long side where a
     /// scale of n/8 allows it (a second decoder fed the same bytes renders them). The measures
     /// are on luma whatever the frames: libjpeg renders the Y plane alone, which halves its work.
     public func replay(
@@ -106,7 +106,7 @@ public struct ProgressiveReplay: Sendable {
         }
         let frames = frame.flatMap { frame in
             (try? JPEGReplayDecoder(
-                bytes, maximumScans: options.maximumScans,
+                bytes, maximumScans: options.maximumScans, rgb: true,
                 scaleEighths: JPEGReplayDecoder.scaleEighths(
                     fitting: frameSide, width: structure.width, height: structure.height))).map { ($0, frame) }
         }
