@@ -283,6 +283,13 @@ const char *_Nullable ladder_libvips_path(void);
 /// Returns 1 on success, 0 where the C library has no such setting.
 int ladder_limit_malloc_arenas(int count);
 
+/// Wraps mallopt(M_MMAP_THRESHOLD, bytes) and mallopt(M_TRIM_THRESHOLD, trim_bytes) (macros of
+/// malloc.h): blocks up to `bytes` come from malloc's heap, and up to `trim_bytes` of free heap
+/// is kept rather than given back, so that freeing and allocating blocks of that size again
+/// reuses pages already mapped instead of faulting in fresh zeroed ones. Returns 1 on success,
+/// 0 where the C library has no such setting.
+int ladder_keep_freed_blocks(long bytes, long trim_bytes);
+
 /// Wraps mallinfo2() (malloc.h): the bytes malloc has taken from the system and still holds,
 /// its heap (used or free) and its separately mapped blocks; -1 where the C library cannot say.
 long long ladder_malloc_footprint(void);

@@ -59,6 +59,8 @@ public struct Verifier: Sendable {
     let manifestLabel: String
 
     public func run() -> VerificationReport {
+        // Replays allocate and free planes of megabytes by the dozen: reuse their pages.
+        if options.replays(configuration) { Allocator.keepFreedPictures() }
         var report = VerificationReport(images: 0, variants: 0, problems: [], replays: [], sourceNames: [:])
         let problems = check(&report)
         report.problems = problems.sorted { ($0.path, $0.kind, $0.message) < ($1.path, $1.kind, $1.message) }
