@@ -61,6 +61,21 @@ struct ImageQualityTests {
         #expect(together[2] == 1)
     }
 
+    @Test("on rows too wide for one pass of every picture, each picture's SSIM is still its own, exactly")
+    func widePasses() {
+        // 2600-pixel rows: passes of two pictures, the last one alone.
+        let (width, height) = (2600, 24)
+        let reference = Self.texture(width, height)
+        let pictures = [
+            Self.noisy(reference, 25), Self.boxBlur(reference, width, height), Self.noisy(reference, 5),
+            reference.map { 255 - $0 }, Self.gradient(width, height),
+        ]
+        let together = ImageQuality.ssim(pictures, reference: reference, width: width, height: height)
+        let alone = pictures.map { ImageQuality.ssim($0, reference: reference, width: width, height: height) }
+        #expect(together == alone)
+        #expect(Set(together).count == 5, "five different pictures, five values")
+    }
+
     @Test("SSIM is 1 for identical planes and falls as damage grows")
     func ordering() {
         let (width, height) = (120, 90)

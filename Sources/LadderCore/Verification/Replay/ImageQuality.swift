@@ -196,7 +196,35 @@ enum GaussianWindow {
         var rowSums: UnsafeMutablePointer<Double>
     }
 
+    /// At most this many bytes of filtered rows (the ring buffers of every map) per pass.
+    static let ringBytesPerPass = 1 << 20
+
+    /// How many pictures one pass measures on planes `width` wide: as many as keep the ring
+    /// buffers within `ringBytesPerPass`, at least one. Sharing a pass saves the reference's map
+    /// for each picture after the first, but once the rows no longer stay in a core's cache
+    /// that costs more than it saves: on 2560-pixel rows, five pictures in one pass (16 maps,
+    /// 1.8 MB of rows) took about 7 % more CPU than passes of two (`ladder verify --replay` on
+    /// the 6 photos of docs/BENCHMARKS.md, one core). Small planes, as the scan script chooser
+    /// scores, still take every picture in one pass.
+    static func picturesPerPass(width: Int) -> Int {
+        let outputWidth = max(1, width - size + 1)
+        let paddedWidth = (outputWidth + laneCount - 1) / laneCount * laneCount
+        let mapBytes = size * paddedWidth * MemoryLayout<Float>.stride
+        return max(1, (ringBytesPerPass / mapBytes - 1) / 3)
+    }
+
+    /// SSIM of each picture against the reference, in passes of `picturesPerPass(width:)`
+    /// pictures; a picture's value does not depend on the others in its pass.
     static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+        let perPass = picturesPerPass(width: width)
+        return stride(from: 0, to: pictures.count, by: perPass).flatMap {
+            ssimInOnePass(
+                Array(pictures[$0..<min(pictures.count, $0 + perPass)]), reference: reference, width: width,
+                height: height)
+        }
+    }
+
+    static func ssimInOnePass(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
         let count = pictures.count
         let outputWidth = width - size + 1
         let outputHeight = height - size + 1
