@@ -7,8 +7,9 @@ public import LadderManifest
 /// resolve one image with one small download.
 ///
 /// Call it just before the manifest is written: each file is replaced atomically, only when
-/// its bytes change, the prefix files before the layout file that points to them, and all
-/// made durable before the manifest names the same variants. Variant files are removed only
+/// its bytes change (the changed files written and flushed together, then renamed in order: the
+/// prefix files before the layout file that points to them), and all made durable before the
+/// manifest names the same variants. Variant files are removed only
 /// after both are written, so at every moment the index and the manifest each name files that
 /// exist. Prefix files of another length (the manifest crossed a size at which the prefix length
 /// changes) are removed once the new layout is written.
@@ -38,15 +39,17 @@ public struct ManifestIndexWriter: Sendable {
         let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
         // The layout last: until it is replaced, it names prefix files that are all there.
         let ordered = files.keys.filter { $0 != layoutPath }.sorted() + [layoutPath]
-        var changed = 0
+        // The files whose bytes change, written together and renamed in that order.
+        var batch: [(name: String, bytes: [UInt8])] = []
         for path in ordered {
             let name = FilePath.name(path)
             guard let data = files[path] else { continue }
             let bytes = [UInt8](data)
             if (try? folder.readFile(name)) == bytes { continue }
-            try folder.writeAtomically(bytes, to: name)
-            changed += 1
+            batch.append((name, bytes))
         }
+        try folder.writeAtomically(batch)
+        var changed = batch.count
         if changed > 0 {
             try folder.synchronize()
         }
