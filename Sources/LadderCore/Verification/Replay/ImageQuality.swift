@@ -139,6 +139,10 @@ enum GaussianWindow {
 
     typealias Lanes = SIMD8<Float>
     static let laneCount = Lanes.scalarCount
+    /// The cores to band large planes over, asked once: Foundation reads the process's cgroup
+    /// files each time it is asked, and the scan-script chooser measures hundreds of small tiles
+    /// per image.
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
     /// Planes with fewer windows than this per core are measured on one thread.
     static let windowsPerBand = 1 << 19
 
@@ -230,7 +234,7 @@ enum GaussianWindow {
         let outputHeight = height - size + 1
         let bands = max(
             1,
-            min(ProcessInfo.processInfo.activeProcessorCount, outputWidth * outputHeight / windowsPerBand, outputHeight)
+            min(cores, outputWidth * outputHeight / windowsPerBand, outputHeight)
         )
         // Each output row's sum per picture, row by row.
         var rowSums = [Double](repeating: 0, count: count * outputHeight)
