@@ -18,7 +18,7 @@ struct ladder_replay {
     /* A skip that ran past the available bytes resumes here. */
     size_t skip_to;
     int max_scans;
-    int luma_only;
+    int output;
     int scale_eighths;
     int started;
     int finish_pending;
@@ -96,14 +96,14 @@ static void choose_output(struct jpeg_decompress_struct *cinfo, int output) {
                                                                : JCS_YCbCr;
 }
 
-ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int luma_only,
+ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int output,
                                  int scale_eighths) {
     ladder_replay *replay = calloc(1, sizeof(ladder_replay));
     if (!replay) return NULL;
     replay->data = data;
     replay->length = length;
     replay->max_scans = max_scans;
-    replay->luma_only = luma_only;
+    replay->output = output;
     replay->scale_eighths = scale_eighths < 1 ? 1 : scale_eighths > 8 ? 8 : scale_eighths;
     replay->cinfo.err = ladder_jpeg_error_init(&replay->error);
     replay->error.manager.emit_message = replay_emit_message;
@@ -172,7 +172,7 @@ int ladder_replay_advance(ladder_replay *replay, size_t available, ladder_replay
         cinfo->buffered_image = TRUE;
         cinfo->do_block_smoothing = TRUE;
         cinfo->dct_method = JDCT_ISLOW;
-        choose_output(cinfo, replay->luma_only ? LADDER_OUTPUT_LUMA : LADDER_OUTPUT_STORED);
+        choose_output(cinfo, replay->output);
         cinfo->scale_num = (unsigned int)replay->scale_eighths;
         cinfo->scale_denom = 8;
         jpeg_start_decompress(cinfo); /* never suspends in buffered-image mode */

@@ -30,6 +30,16 @@ int ladder_limit_malloc_arenas(int count) {
 #endif
 }
 
+int ladder_keep_freed_blocks(long bytes, long trim_bytes) {
+#ifdef __GLIBC__
+    return mallopt(M_MMAP_THRESHOLD, (int)bytes) && mallopt(M_TRIM_THRESHOLD, (int)trim_bytes);
+#else
+    (void)bytes;
+    (void)trim_bytes;
+    return 0;
+#endif
+}
+
 long long ladder_malloc_footprint(void) {
 #ifdef __GLIBC__
     struct mallinfo2 info = mallinfo2();

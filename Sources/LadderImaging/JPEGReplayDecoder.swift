@@ -35,12 +35,13 @@ public final class JPEGReplayDecoder {
 
     /// Prepares to replay `bytes`; a file that starts more than `maximumScans` scans is refused
     /// when it does, before those scans are decoded. With `lumaOnly`, a YCbCr file renders as
-    /// its Y plane alone (grayscale pixels), which costs libjpeg about half as much; other color
-    /// spaces render whole. With `scaleEighths` below 8, pictures render at that many eighths of
-    /// the file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
+    /// its Y plane alone (grayscale pixels), which costs libjpeg about half as much; with `rgb`,
+    /// as RGB converted by libjpeg (its SIMD color converter), for showing; other color spaces
+    /// render whole. With `scaleEighths` below 8, pictures render at that many eighths of the
+    /// file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
     /// measuring.
     public init(
-        _ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, scaleEighths: Int = 8
+        _ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8
     )
         throws(ImagingError)
     {
@@ -48,7 +49,8 @@ public final class JPEGReplayDecoder {
         _ = copy.initialize(from: bytes)
         guard
             let handle = ladder_replay_new(
-                copy.baseAddress!, bytes.count, Int32(maximumScans), lumaOnly ? 1 : 0,
+                copy.baseAddress!, bytes.count, Int32(maximumScans),
+                Int32(lumaOnly ? LADDER_OUTPUT_LUMA : rgb ? LADDER_OUTPUT_RGB : LADDER_OUTPUT_STORED),
                 Int32(min(8, max(1, scaleEighths))))
         else {
             copy.deallocate()

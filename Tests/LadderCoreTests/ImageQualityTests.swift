@@ -61,6 +61,21 @@ struct ImageQualityTests {
         #expect(together[2] == 1)
     }
 
+    @Test("on rows too wide for one pass of every picture, each picture's SSIM is still its own, exactly")
+    func widePasses() {
+        // 2600-pixel rows: passes of two pictures, the last one alone.
+        let (width, height) = (2600, 24)
+        let reference = Self.texture(width, height)
+        let pictures = [
+            Self.noisy(reference, 25), Self.boxBlur(reference, width, height), Self.noisy(reference, 5),
+            reference.map { 255 - $0 }, Self.gradient(width, height),
+        ]
+        let together = ImageQuality.ssim(pictures, reference: reference, width: width, height: height)
+        let alone = pictures.map { ImageQuality.ssim($0, reference: reference, width: width, height: height) }
+        #expect(together == alone)
+        #expect(Set(together).count == 5, "five different pictures, five values")
+    }
+
     @Test("SSIM is 1 for identical planes and falls as damage grows")
     func ordering() {
         let (width, height) = (120, 90)
@@ -89,6 +104,23 @@ struct ImageQualityTests {
         #expect(ImageQuality.psnr(reference, reference: reference) == 99)
         let off = [UInt8](repeating: 110, count: 1000)
         #expect(abs(ImageQuality.psnr(off, reference: reference) - 10 * log10(255.0 * 255 / 100)) < 1e-9)
+    }
+
+    @Test("PSNR adds every squared difference exactly, the largest ones and an odd tail included")
+    func psnrExact() {
+        // 0 against 255 everywhere: every squared difference is the largest one, over more
+        // pixels than one partial sum takes.
+        let count = 300_007
+        let black = [UInt8](repeating: 0, count: count)
+        let white = [UInt8](repeating: 255, count: count)
+        #expect(ImageQuality.psnr(black, reference: white) == 0)
+        // Noise against a gradient, against the sum done pixel by pixel in 64 bits.
+        let noise = Self.noisy(Self.gradient(613, 491), 90)
+        let gradient = Self.gradient(613, 491)
+        let sum = zip(noise, gradient).reduce(0) { $0 + (Int($1.0) - Int($1.1)) * (Int($1.0) - Int($1.1)) }
+        #expect(sum > 0)
+        let expected = 10 * log10(255.0 * 255 / (Double(sum) / Double(noise.count)))
+        #expect(ImageQuality.psnr(noise, reference: gradient) == expected)
     }
 
     // MARK: - The planes (scripts/reference/ssim_reference.py makes the same)

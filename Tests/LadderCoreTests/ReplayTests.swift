@@ -83,16 +83,49 @@ struct ReplayTests {
         }
     }
 
+    @Test("other pictures measured in the replay's pass get their own SSIM against the final picture")
+    func othersInTheSamePass() throws {
+        let jpeg = try Self.fiveScanJPEG(width: 640, height: 424)
+        let replay = ProgressiveReplay(options: .init(chunkBytes: 8192, expectedScans: 5))
+        var asked: [PixelSize] = []
+        let measured = replay.replayKeepingFinal(jpeg, path: "c.jpg") { size in
+            asked.append(size)
+            let flat = [UInt8](repeating: 128, count: size.width * size.height)
+            return [flat, nil, [1, 2, 3]]
+        }
+        let final = try #require(measured.final)
+        #expect(asked == [PixelSize(width: 640, height: 424)])
+        let flat = [UInt8](repeating: 128, count: 640 * 424)
+        let alone = ImageQuality.ssim(flat, reference: final.luma(), width: 640, height: 424)
+        // Pictures that cannot be made, or are of another size, have no value.
+        #expect(measured.others == [alone, nil, nil])
+        #expect(measured.report == replay.replay(jpeg, path: "c.jpg"), "the scans' measures do not change")
+        // A truncated file has no final picture: nothing else is measured.
+        let cut = replay.replayKeepingFinal(Array(jpeg.prefix(jpeg.count * 2 / 3)), path: "c.jpg") { _ in [flat] }
+        #expect(cut.final == nil && cut.others.isEmpty)
+    }
+
     @Test("frames come in colour at the largest eighth within the side asked for, and change no measure")
     func framesLeaveMeasures() throws {
         let jpeg = try Self.fiveScanJPEG(width: 640, height: 424)
         let replay = ProgressiveReplay(options: .init(chunkBytes: 8192, expectedScans: 5))
         var frames: [Int] = []
         var sizes: [[Int]] = []
+        var last: DecodedPixels?
         let withFrames = replay.replay(jpeg, path: "c.jpg", frameSide: 250) { scan, pixels in
             #expect(pixels.components == 3)
             frames.append(scan)
             sizes.append([pixels.width, pixels.height])
+            last = pixels
+        }
+        // The last frame is the whole file's picture at 3/8, in RGB as libjpeg converts it: what
+        // djpeg, libjpeg-turbo's own decoder, makes of the file at that scale.
+        if let oracle = try ExternalTools.djpegRGB(jpeg, scale: "3/8") {
+            let frame = try #require(last)
+            #expect(frame.colorModel == .rgb)
+            #expect(frame.width == oracle.width && frame.height == oracle.height)
+            let same = frame.samples == oracle.samples
+            #expect(same, "the last frame is djpeg's RGB picture")
         }
         var fullSize: [[Int]] = []
         _ = replay.replay(jpeg, path: "c.jpg") { _, pixels in fullSize.append([pixels.width, pixels.height]) }

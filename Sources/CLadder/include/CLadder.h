@@ -188,11 +188,12 @@ typedef struct ladder_replay_state {
 
 /// Starts a replay of `length` bytes at `data`, which the caller keeps until the replay is freed.
 /// A file that announces more than `max_scans` scans fails when it does, before decoding them.
-/// With `luma_only`, YCbCr files are rendered as their Y plane alone (1 component), which spares
-/// libjpeg the chroma components' IDCT and upsampling. Pictures are rendered at `scale_eighths`/8
-/// of the file's size (1 to 8; libjpeg scales in its IDCT, which then costs less).
-ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans,
-                                           int luma_only, int scale_eighths);
+/// `output` says what YCbCr files render as (see LADDER_OUTPUT_* below): their samples as stored,
+/// their Y plane alone (1 component), which spares libjpeg the chroma components' IDCT and
+/// upsampling, or RGB converted by libjpeg. Pictures are rendered at `scale_eighths`/8 of the
+/// file's size (1 to 8; libjpeg scales in its IDCT, which then costs less).
+ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int output,
+                                           int scale_eighths);
 
 /// Makes the first `available` bytes visible and lets libjpeg absorb what it can. Returns 0, or
 /// -1 with libjpeg's message (the replay is then finished).
@@ -243,9 +244,9 @@ typedef struct ladder_jpeg_read_result {
 int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_read_result *result);
 
-/// What `ladder_jpeg_decode_as` gives of a YCbCr file: its samples as stored, its Y plane alone
-/// (as `luma_only` in `ladder_replay_new`), or RGB converted by libjpeg. Other files decode as
-/// stored (grayscale to one component).
+/// What `ladder_jpeg_decode_as` and `ladder_replay_new` give of a YCbCr file: its samples as
+/// stored, its Y plane alone, or RGB converted by libjpeg. Other files decode as stored
+/// (grayscale to one component).
 enum { LADDER_OUTPUT_STORED = 0, LADDER_OUTPUT_LUMA = 1, LADDER_OUTPUT_RGB = 2 };
 
 /// `ladder_jpeg_decode`, with `output` one of the values above.
@@ -282,6 +283,13 @@ const char *_Nullable ladder_libvips_path(void);
 /// not include): at most `count` malloc arenas for the threads that allocate from now on.
 /// Returns 1 on success, 0 where the C library has no such setting.
 int ladder_limit_malloc_arenas(int count);
+
+/// Wraps mallopt(M_MMAP_THRESHOLD, bytes) and mallopt(M_TRIM_THRESHOLD, trim_bytes) (macros of
+/// malloc.h): blocks up to `bytes` come from malloc's heap, and up to `trim_bytes` of free heap
+/// is kept rather than given back, so that freeing and allocating blocks of that size again
+/// reuses pages already mapped instead of faulting in fresh zeroed ones. Returns 1 on success,
+/// 0 where the C library has no such setting.
+int ladder_keep_freed_blocks(long bytes, long trim_bytes);
 
 /// Wraps mallinfo2() (malloc.h): the bytes malloc has taken from the system and still holds,
 /// its heap (used or free) and its separately mapped blocks; -1 where the C library cannot say.

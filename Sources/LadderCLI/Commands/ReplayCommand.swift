@@ -81,6 +81,8 @@ struct ReplayCommand: LadderCommand {
     func run(_ context: CommandContext) -> ExitCode {
         let console = context.console
         if compare { return runComparison(console) }
+        // Each replay allocates and frees planes of megabytes: reuse their pages.
+        Allocator.keepFreedPictures()
         let replay = ProgressiveReplay(options: replayOptions)
         var reports: [ReplayReport] = []
         for file in files {

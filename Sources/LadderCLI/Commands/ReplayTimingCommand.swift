@@ -42,6 +42,8 @@ struct ReplayTimingCommand: LadderCommand {
     }
 
     func run(_ context: CommandContext) -> ExitCode {
+        // As `ladder replay` and `ladder verify --replay` run.
+        Allocator.keepFreedPictures()
         let clock = ContinuousClock()
         var cpu: Double = 0
         /// Wall seconds of `body`; its CPU seconds go to `cpu`.

@@ -59,6 +59,8 @@ public struct Verifier: Sendable {
     let manifestLabel: String
 
     public func run() -> VerificationReport {
+        // Replays allocate and free planes of megabytes by the dozen: reuse their pages.
+        if options.replays(configuration) { Allocator.keepFreedPictures() }
         var report = VerificationReport(images: 0, variants: 0, problems: [], replays: [], sourceNames: [:])
         let problems = check(&report)
         report.problems = problems.sorted { ($0.path, $0.kind, $0.message) < ($1.path, $1.kind, $1.message) }
@@ -404,27 +406,32 @@ public struct Verifier: Sendable {
             frames.map { frames in
                 { scan, pixels in frames.collect(image: key, variant: full.recipe.name, scan: scan, pixels: pixels) }
             }
-        let replayed = ProgressiveReplay(options: replayOptions).replayKeepingFinal(
-            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect)
-        let report = replayed.report
         // The quality of each rung against the final full-size picture, for deciding what an app
-        // would replace with what: the replay's own final picture, or a decode of the file as it
-        // is when the replay has none. The rungs below the full size are measured together, in
-        // one pass that filters the final picture once for all of them.
-        var finalPixels: DecodedPixels?
-        if options.replay {
-            finalPixels = replayed.final ?? (try? DecodedPixels(decodingJPEG: full.bytes, lumaOnly: true))
-        }
+        // would replace with what: measured in the replay's own pass over its scans, against its
+        // final picture; against a decode of the file as it is when the replay has none.
         let lower = ordered.prefix { $0.entry.path != full.entry.path }
-        var qualities = [Double?](repeating: nil, count: lower.count)
-        if let final = finalPixels {
-            let scaled = lower.map {
-                Self.luma(of: $0.bytes, scaledTo: PixelSize(width: final.width, height: final.height))
-            }
+        let measuresRungs = options.replay
+        let replayed = ProgressiveReplay(options: replayOptions).replayKeepingFinal(
+            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect
+        ) { size in
+            measuresRungs ? lower.map { Self.luma(of: $0.bytes, scaledTo: size) } : []
+        }
+        let report = replayed.report
+        var ssims = replayed.others
+        if measuresRungs, replayed.final == nil,
+            let final = try? DecodedPixels(decodingJPEG: full.bytes, lumaOnly: true)
+        {
+            let size = PixelSize(width: final.width, height: final.height)
+            let scaled = lower.map { Self.luma(of: $0.bytes, scaledTo: size) }
             let measured = scaled.enumerated().compactMap { index, plane in plane.map { (index, $0) } }
-            let ssims = ImageQuality.ssim(
+            let values = ImageQuality.ssim(
                 measured.map(\.1), reference: final.luma(), width: final.width, height: final.height)
-            for ((index, _), ssim) in zip(measured, ssims) { qualities[index] = (ssim * 10_000).rounded() / 10_000 }
+            ssims = [Double?](repeating: nil, count: lower.count)
+            for ((index, _), value) in zip(measured, values) { ssims[index] = value }
+        }
+        var qualities = [Double?](repeating: nil, count: lower.count)
+        for (index, ssim) in ssims.enumerated() where index < lower.count {
+            qualities[index] = ssim.map { ($0 * 10_000).rounded() / 10_000 }
         }
         var timelineRungs: [LadderTimeline.Rung] = []
         for (rung, quality) in zip(lower, qualities) {
@@ -448,19 +455,17 @@ public struct Verifier: Sendable {
         return ReplayCache.Entry(report: report, rungs: timelineRungs)
     }
 
-    /// The luma plane of a smaller rung, scaled up by libvips to `size` (the final picture's), as
-    /// an app that shows it in the full picture's place would: the decoder's own Y plane for a
-    /// YCbCr JPEG, as the final picture's luma is; luma from the decoded colours otherwise. nil
-    /// when the file cannot be decoded.
+    /// The luma plane of a smaller rung, stretched to `size` (the final picture's) as an app that
+    /// shows it in the full picture's place does, by bilinear filtering (`BilinearScaling`): the
+    /// decoder's own Y plane for a YCbCr JPEG, as the final picture's luma is; luma from the
+    /// decoded colours otherwise. nil when the file cannot be decoded.
     static func luma(of thumbnail: [UInt8], scaledTo size: PixelSize) -> [UInt8]? {
         guard
             let plane = (try? DecodedPixels(decodingJPEG: thumbnail, lumaOnly: true))
                 ?? (try? Image(decoding: thumbnail).decodedPixels()),
-            let image = try? Image(
-                pixels: plane.luma(), width: plane.width, height: plane.height, bands: 1, space: .grayscale),
-            let scaled = try? image.resized(to: size).inMemory().decodedPixels()
+            plane.width > 0, plane.height > 0
         else { return nil }
-        return scaled.samples
+        return BilinearScaling.scaled(plane.luma(), width: plane.width, height: plane.height, to: size)
     }
 
     // MARK: - Sources

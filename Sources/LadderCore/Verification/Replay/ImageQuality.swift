@@ -11,26 +11,48 @@ public enum ImageQuality {
     public static func psnr(_ picture: [UInt8], reference: [UInt8]) -> Double {
         precondition(picture.count == reference.count, "planes of different sizes")
         guard !picture.isEmpty else { return identicalPSNR }
-        var sum: UInt64 = 0
-        picture.withUnsafeBufferPointer { a in
-            reference.withUnsafeBufferPointer { b in
-                // Squared differences of 8-bit values fit 32 bits for 65,000 pixels at a time.
-                var start = 0
-                while start < a.count {
-                    let end = min(a.count, start + 65_536)
-                    var partial: UInt32 = 0
-                    for index in start..<end {
-                        let difference = Int32(a[index]) &- Int32(b[index])
-                        partial &+= UInt32(bitPattern: difference &* difference)
-                    }
-                    sum += UInt64(partial)
-                    start = end
-                }
-            }
-        }
+        let sum = squaredDifferences(picture, reference)
         guard sum > 0 else { return identicalPSNR }
         let meanSquare = Double(sum) / Double(picture.count)
         return min(identicalPSNR, 10 * log10(255 * 255 / meanSquare))
+    }
+
+    /// The sum of the squared differences of two planes, exact, eight bytes at a time: a
+    /// difference of 8-bit values squared fits 16 bits unsigned (at most 255² = 65,025), and
+    /// each 32-bit lane adds at most 8,192 of them between two flushes into the total.
+    static func squaredDifferences(_ picture: [UInt8], _ reference: [UInt8]) -> UInt64 {
+        typealias Bytes = SIMD8<UInt8>
+        let lanes = Bytes.scalarCount
+        var sum: UInt64 = 0
+        picture.withUnsafeBufferPointer { a in
+            reference.withUnsafeBufferPointer { b in
+                let (first, second) = (UnsafeRawPointer(a.baseAddress!), UnsafeRawPointer(b.baseAddress!))
+                let vectorEnd = a.count - a.count % lanes
+                var start = 0
+                while start < vectorEnd {
+                    let end = min(vectorEnd, start + 8_192 * lanes)
+                    var partial = SIMD8<UInt32>()
+                    var index = start
+                    while index < end {
+                        let x = SIMD8<Int16>(
+                            truncatingIfNeeded: first.loadUnaligned(fromByteOffset: index, as: Bytes.self))
+                        let y = SIMD8<Int16>(
+                            truncatingIfNeeded: second.loadUnaligned(fromByteOffset: index, as: Bytes.self))
+                        let difference = x &- y
+                        let square = SIMD8<UInt16>(truncatingIfNeeded: difference &* difference)
+                        partial &+= SIMD8<UInt32>(truncatingIfNeeded: square)
+                        index += lanes
+                    }
+                    sum += UInt64(partial.wrappedSum())
+                    start = end
+                }
+                for index in vectorEnd..<a.count {
+                    let difference = Int(a[index]) - Int(b[index])
+                    sum += UInt64(difference * difference)
+                }
+            }
+        }
+        return sum
     }
 
     /// Structural similarity as Wang, Bovik, Sheikh and Simoncelli define it ("Image quality
@@ -117,6 +139,10 @@ enum GaussianWindow {
 
     typealias Lanes = SIMD8<Float>
     static let laneCount = Lanes.scalarCount
+    /// The cores to band large planes over, asked once: Foundation reads the process's cgroup
+    /// files each time it is asked, and the scan-script chooser measures hundreds of small tiles
+    /// per image.
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
     /// Planes with fewer windows than this per core are measured on one thread.
     static let windowsPerBand = 1 << 19
 
@@ -174,13 +200,41 @@ enum GaussianWindow {
         var rowSums: UnsafeMutablePointer<Double>
     }
 
+    /// At most this many bytes of filtered rows (the ring buffers of every map) per pass.
+    static let ringBytesPerPass = 1 << 20
+
+    /// How many pictures one pass measures on planes `width` wide: as many as keep the ring
+    /// buffers within `ringBytesPerPass`, at least one. Sharing a pass saves the reference's map
+    /// for each picture after the first, but once the rows no longer stay in a core's cache
+    /// that costs more than it saves: on 2560-pixel rows, five pictures in one pass (16 maps,
+    /// 1.8 MB of rows) took about 7 % more CPU than passes of two (`ladder verify --replay` on
+    /// the 6 photos of docs/BENCHMARKS.md, one core). Small planes, as the scan script chooser
+    /// scores, still take every picture in one pass.
+    static func picturesPerPass(width: Int) -> Int {
+        let outputWidth = max(1, width - size + 1)
+        let paddedWidth = (outputWidth + laneCount - 1) / laneCount * laneCount
+        let mapBytes = size * paddedWidth * MemoryLayout<Float>.stride
+        return max(1, (ringBytesPerPass / mapBytes - 1) / 3)
+    }
+
+    /// SSIM of each picture against the reference, in passes of `picturesPerPass(width:)`
+    /// pictures; a picture's value does not depend on the others in its pass.
     static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+        let perPass = picturesPerPass(width: width)
+        return stride(from: 0, to: pictures.count, by: perPass).flatMap {
+            ssimInOnePass(
+                Array(pictures[$0..<min(pictures.count, $0 + perPass)]), reference: reference, width: width,
+                height: height)
+        }
+    }
+
+    static func ssimInOnePass(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
         let count = pictures.count
         let outputWidth = width - size + 1
         let outputHeight = height - size + 1
         let bands = max(
             1,
-            min(ProcessInfo.processInfo.activeProcessorCount, outputWidth * outputHeight / windowsPerBand, outputHeight)
+            min(cores, outputWidth * outputHeight / windowsPerBand, outputHeight)
         )
         // Each output row's sum per picture, row by row.
         var rowSums = [Double](repeating: 0, count: count * outputHeight)

@@ -43,7 +43,7 @@ public struct ProgressiveReplay: Sendable {
     }
 
     /// Replays `bytes`. `frame`, when given, receives each scan's picture in color as it is
-    /// rendered, scaled down by libjpeg to at most `frameSide` pixels on its long side where a
+    /// rendered (RGB, converted by libjpeg, for a YCbCr file), scaled down by libjpeg to at most `frameSide` pixels on its long side where a
     /// scale of n/8 allows it (a second decoder fed the same bytes renders them). The measures
     /// are on luma whatever the frames: libjpeg renders the Y plane alone, which halves its work.
     public func replay(
@@ -59,6 +59,19 @@ public struct ProgressiveReplay: Sendable {
     public func replayKeepingFinal(
         _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
     ) -> (report: ReplayReport, final: DecodedPixels?) {
+        let replayed = replayKeepingFinal(bytes, path: path, frameSide: frameSide, frame: frame) { _ in [] }
+        return (replayed.report, replayed.final)
+    }
+
+    /// `replayKeepingFinal`, and the SSIM against the final picture of other pictures, measured
+    /// in the same pass as the scans (the final picture's statistics computed once for all of
+    /// them; each value is what `ImageQuality.ssim` gives it alone). `others` is called with the
+    /// final picture's size once there is one, and returns the pictures at that size (nil for
+    /// one that cannot be made). Their values are nil when the replay has no final picture.
+    public func replayKeepingFinal(
+        _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil,
+        measuring others: (PixelSize) -> [[UInt8]?]
+    ) -> (report: ReplayReport, final: DecodedPixels?, others: [Double?]) {
         var report = ReplayReport(
             path: path, bytes: bytes.count, width: 0, height: 0, progressive: false, scans: [], firstPaintOffset: nil,
             firstShownAt: nil, matchesOneShotDecode: false, problems: [])
@@ -77,7 +90,7 @@ public struct ProgressiveReplay: Sendable {
             } else {
                 problem("malformed", "not a well-formed JPEG: \(error)")
             }
-            return (report, nil)
+            return (report, nil, [])
         }
         report.width = structure.width
         report.height = structure.height
@@ -87,7 +100,7 @@ public struct ProgressiveReplay: Sendable {
                 "too-many-pixels",
                 "\(structure.width)x\(structure.height) is over the limit of \(options.maximumPixels) pixels; refused before decoding"
             )
-            return (report, nil)
+            return (report, nil, [])
         }
         if structure.isArithmetic {
             problem("arithmetic-coding", "arithmetic-coded JPEG: Chrome and Firefox cannot decode it")
@@ -102,11 +115,11 @@ public struct ProgressiveReplay: Sendable {
             decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: true)
         } catch {
             problem("undecodable", error.reason)
-            return (report, nil)
+            return (report, nil, [])
         }
         let frames = frame.flatMap { frame in
             (try? JPEGReplayDecoder(
-                bytes, maximumScans: options.maximumScans,
+                bytes, maximumScans: options.maximumScans, rgb: true,
                 scaleEighths: JPEGReplayDecoder.scaleEighths(
                     fitting: frameSide, width: structure.width, height: structure.height))).map { ($0, frame) }
         }
@@ -129,20 +142,31 @@ public struct ProgressiveReplay: Sendable {
         report.matchesOneShotDecode = final != nil
 
         // Quality of every scan against the final picture (or, for a truncated file, against
-        // the last picture it can show), measured together once the scans are rendered.
+        // the last picture it can show), measured together once the scans are rendered, with
+        // the other pictures asked for when there is a final picture.
+        var otherSSIMs: [Double?] = []
         if let reference = rendered.lumas.last {
             let comparable = rendered.lumas.indices.filter { rendered.lumas[$0].count == reference.count }
+            var measured: [(index: Int, plane: [UInt8])] = []
+            if let final {
+                let planes = others(PixelSize(width: final.width, height: final.height))
+                otherSSIMs = [Double?](repeating: nil, count: planes.count)
+                for (index, plane) in planes.enumerated() {
+                    if let plane, plane.count == reference.count { measured.append((index, plane)) }
+                }
+            }
             let ssims = ImageQuality.ssim(
-                comparable.map { rendered.lumas[$0] }, reference: reference, width: decoder.state.width,
-                height: decoder.state.height)
+                comparable.map { rendered.lumas[$0] } + measured.map(\.plane), reference: reference,
+                width: decoder.state.width, height: decoder.state.height)
             for (index, ssim) in zip(comparable, ssims) {
                 report.scans[index].psnr =
                     (ImageQuality.psnr(rendered.lumas[index], reference: reference) * 100).rounded() / 100
                 report.scans[index].ssim = (ssim * 10_000).rounded() / 10_000
             }
+            for (other, ssim) in zip(measured, ssims.dropFirst(comparable.count)) { otherSSIMs[other.index] = ssim }
         }
         report.problems += findings(in: report, structure: structure)
-        return (report, final)
+        return (report, final, otherSSIMs)
     }
 
     /// What `renderScans` produced: each scan's luma plane, the last picture whole, and the
