@@ -37,6 +37,12 @@ public struct DecodedPixels: Sendable, Equatable {
         self.samples = samples
     }
 
+    /// What libjpeg renders a YCbCr file as (LADDER_OUTPUT_*): the Y plane alone, RGB, or the
+    /// samples as stored; `lumaOnly` wins.
+    static func output(lumaOnly: Bool, rgb: Bool) -> Int32 {
+        Int32(lumaOnly ? LADDER_OUTPUT_LUMA : rgb ? LADDER_OUTPUT_RGB : LADDER_OUTPUT_STORED)
+    }
+
     /// Decodes a whole JPEG in one pass with libjpeg-turbo: what a viewer given the complete
     /// file shows (Wraps jpeg_read_scanlines() over the whole image). With `lumaOnly`, a YCbCr
     /// file decodes to its Y plane alone (grayscale pixels), at about half the cost; with
@@ -51,7 +57,7 @@ public struct DecodedPixels: Sendable, Equatable {
         let status = bytes.withUnsafeBufferPointer { buffer in
             ladder_jpeg_decode_as(
                 buffer.baseAddress!, buffer.count,
-                Int32(lumaOnly ? LADDER_OUTPUT_LUMA : rgb ? LADDER_OUTPUT_RGB : LADDER_OUTPUT_STORED),
+                Self.output(lumaOnly: lumaOnly, rgb: rgb),
                 &pixels, &width, &height, &components,
                 &colorSpace, &message, message.count)
         }

@@ -50,7 +50,7 @@ public final class JPEGReplayDecoder {
         guard
             let handle = ladder_replay_new(
                 copy.baseAddress!, bytes.count, Int32(maximumScans),
-                Int32(lumaOnly ? LADDER_OUTPUT_LUMA : rgb ? LADDER_OUTPUT_RGB : LADDER_OUTPUT_STORED),
+                DecodedPixels.output(lumaOnly: lumaOnly, rgb: rgb),
                 Int32(min(8, max(1, scaleEighths))))
         else {
             copy.deallocate()

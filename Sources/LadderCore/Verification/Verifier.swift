@@ -422,16 +422,12 @@ public struct Verifier: Sendable {
             let final = try? DecodedPixels(decodingJPEG: full.bytes, lumaOnly: true)
         {
             let size = PixelSize(width: final.width, height: final.height)
-            let scaled = lower.map { Self.luma(of: $0.bytes, scaledTo: size) }
-            let measured = scaled.enumerated().compactMap { index, plane in plane.map { (index, $0) } }
-            let values = ImageQuality.ssim(
-                measured.map(\.1), reference: final.luma(), width: final.width, height: final.height)
-            ssims = [Double?](repeating: nil, count: lower.count)
-            for ((index, _), value) in zip(measured, values) { ssims[index] = value }
+            ssims = ImageQuality.ssim(
+                present: lower.map { Self.luma(of: $0.bytes, scaledTo: size) }, reference: final.luma(),
+                width: final.width, height: final.height)
         }
-        var qualities = [Double?](repeating: nil, count: lower.count)
-        for (index, ssim) in ssims.enumerated() where index < lower.count {
-            qualities[index] = ssim.map { ($0 * 10_000).rounded() / 10_000 }
+        let qualities = lower.indices.map { index in
+            index < ssims.count ? ssims[index].map { ($0 * 10_000).rounded() / 10_000 } : nil
         }
         var timelineRungs: [LadderTimeline.Rung] = []
         for (rung, quality) in zip(lower, qualities) {

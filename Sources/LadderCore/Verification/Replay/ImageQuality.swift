@@ -100,6 +100,17 @@ public enum ImageQuality {
         return results
     }
 
+    /// `ssim(_:reference:width:height:)` of the planes that are there and of the reference's
+    /// size, in one pass; nil for the others (a picture that could not be made, or of another
+    /// size).
+    public static func ssim(present planes: [[UInt8]?], reference: [UInt8], width: Int, height: Int) -> [Double?] {
+        let measured = planes.indices.filter { planes[$0]?.count == reference.count }
+        let values = ssim(measured.map { planes[$0]! }, reference: reference, width: width, height: height)
+        var results = [Double?](repeating: nil, count: planes.count)
+        for (index, value) in zip(measured, values) { results[index] = value }
+        return results
+    }
+
     /// The SSIM constants (K1 L)² and (K2 L)².
     static let c1 = (0.01 * 255.0) * (0.01 * 255.0)
     static let c2 = (0.03 * 255.0) * (0.03 * 255.0)

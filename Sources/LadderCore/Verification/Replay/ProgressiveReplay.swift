@@ -146,24 +146,17 @@ public struct ProgressiveReplay: Sendable {
         // the other pictures asked for when there is a final picture.
         var otherSSIMs: [Double?] = []
         if let reference = rendered.lumas.last {
-            let comparable = rendered.lumas.indices.filter { rendered.lumas[$0].count == reference.count }
-            var measured: [(index: Int, plane: [UInt8])] = []
-            if let final {
-                let planes = others(PixelSize(width: final.width, height: final.height))
-                otherSSIMs = [Double?](repeating: nil, count: planes.count)
-                for (index, plane) in planes.enumerated() {
-                    if let plane, plane.count == reference.count { measured.append((index, plane)) }
-                }
-            }
+            let otherPlanes = final.map { others(PixelSize(width: $0.width, height: $0.height)) } ?? []
             let ssims = ImageQuality.ssim(
-                comparable.map { rendered.lumas[$0] } + measured.map(\.plane), reference: reference,
-                width: decoder.state.width, height: decoder.state.height)
-            for (index, ssim) in zip(comparable, ssims) {
+                present: rendered.lumas + otherPlanes, reference: reference, width: decoder.state.width,
+                height: decoder.state.height)
+            for (index, ssim) in zip(rendered.lumas.indices, ssims) {
+                guard let ssim else { continue }
                 report.scans[index].psnr =
                     (ImageQuality.psnr(rendered.lumas[index], reference: reference) * 100).rounded() / 100
                 report.scans[index].ssim = (ssim * 10_000).rounded() / 10_000
             }
-            for (other, ssim) in zip(measured, ssims.dropFirst(comparable.count)) { otherSSIMs[other.index] = ssim }
+            otherSSIMs = Array(ssims.dropFirst(rendered.lumas.count))
         }
         report.problems += findings(in: report, structure: structure)
         return (report, final, otherSSIMs)
