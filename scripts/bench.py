@@ -4,7 +4,9 @@ against the floor of the work itself, and a no-op rebuild of many sources. Run t
 scripts/bench, which installs what this needs.
 
 The job, for every image: small_thumb (160x160 box, Q80), large_thumb (640x640, Q82), and a
-full-size progressive JPEG (2560x2560, Q85), never upscaled, metadata stripped.
+full-size progressive JPEG (2560x2560, Q85), never upscaled, metadata stripped, transparency
+flattened onto white (ladder's default background; libvips' JPEG saver would flatten onto black
+unless told `background=255`, ImageMagick would drop the alpha and show the hidden colours).
 
 Peers, each on all cores (one process per core, libvips and ImageMagick threads set to 1):
 - vipsthumbnail, once per variant (it decodes the source each time), as users script it:
@@ -33,7 +35,8 @@ and compared on luma (Rec. 601) with a reference made from the full decode of th
 (upright, embedded ICC profile converted to sRGB, no shrink-on-load), resized with libvips'
 Lanczos3 alone (vips_reduce, no box shrink) to the output's exact size: median SSIM (Gaussian
 window, sigma 1.5, the formula of scikit-image's structural_similarity), median PSNR, the worst image's PSNR against
-vipsthumbnail's for the same image, and median bytes.
+vipsthumbnail's for the same image, and median bytes; with --per-image, every image's PSNR and
+SSIM, ladder's beside vipsthumbnail's. With --hard, the hard set of scripts/hardset.py.
 """
 import argparse
 import json
@@ -49,7 +52,7 @@ import threading
 import time
 
 VARIANTS = [("small_thumb", 160, 80, False), ("large_thumb", 640, 82, False), ("full", 2560, 85, True)]
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".gif")
 
 # Camera photos of ../shared/corpus beyond its photos folder, for the mixed set (the renders are
 # generated): phones and cameras, rotated ones, ICC-tagged ones, a panorama, a 17-megapixel one.
@@ -210,7 +213,7 @@ class Tools:
                     'if vipsheader -f icc-profile-data "$1" >/dev/null 2>&1; then profile="--export-profile srgb"; fi\n'
                     'for spec in ')
             f.write(" ".join(f"{n}:{b}:{q}:{int(p)}" for n, b, q, p in VARIANTS))
-            f.write('; do\n  IFS=: read n b q p <<< "$spec"\n  opts="Q=$q,strip,optimize_coding"\n'
+            f.write('; do\n  IFS=: read n b q p <<< "$spec"\n  opts="Q=$q,strip,optimize_coding,background=255"\n'
                     '  [ "$p" = 1 ] && opts="$opts,interlace"\n'
                     '  vipsthumbnail "$1" $profile -s "${b}x${b}>" -o "$OUT/${name}_$n.jpg[$opts]"\ndone\n')
         with open(os.path.join(work, "vips-cli-chain.sh"), "w") as f:
@@ -220,7 +223,7 @@ class Tools:
             f.write('set -e\nname=$(basename "$1")\nprofile=\n'
                     'if vipsheader -f icc-profile-data "$1" >/dev/null 2>&1; then profile="--export-profile srgb"; fi\n'
                     f'full="$OUT/${{name}}_{n}.jpg"\n'
-                    f'vipsthumbnail "$1" $profile -s "{b}x{b}>" -o "$full[Q={q},strip,optimize_coding,interlace]"\n')
+                    f'vipsthumbnail "$1" $profile -s "{b}x{b}>" -o "$full[Q={q},strip,optimize_coding,interlace,background=255]"\n')
             for n, b, q, _ in sorted(VARIANTS, key=lambda v: -v[1])[1:]:
                 f.write(f'vipsthumbnail "$full" -s "{b}x{b}>" -o "$OUT/${{name}}_{n}.jpg[Q={q},strip,optimize_coding]"\n')
         with open(os.path.join(work, "convert.sh"), "w") as f:
@@ -234,7 +237,7 @@ class Tools:
             # jpeg:size is a hint for libjpeg's scaling on load, which also scales up (to 16/8):
             # it is capped at the image's own size, so that nothing is decoded larger ($2).
             f.write('set -e\nname=$(basename "$1")\n')
-            f.write(f'{self.magick} -define jpeg:size="$2" "$1" -auto-orient -strip '
+            f.write(f'{self.magick} -define jpeg:size="$2" "$1" -auto-orient -strip -background white -alpha remove -alpha off '
                     f'{" ".join(chain)} -resize "{b}x{b}>" -quality {q} -interlace None "$OUT/${{name}}_{n}.jpg"\n')
 
     def run_ladder(self):
@@ -311,7 +314,7 @@ def chain_one(job):
         picture = full if (width, height) == (full.width, full.height) else \
             full.resize(width / full.width, vscale=height / full.height, kernel="lanczos3")
         picture.jpegsave(os.path.join(out, f"{name}_{n}.jpg"), Q=quality, strip=True, optimize_coding=True,
-                         interlace=progressive)
+                         interlace=progressive, background=255)
 
 
 def run_chain_program(out, jobs, listing):
@@ -350,7 +353,10 @@ def ssim(picture, reference):
     """SSIM (Wang et al. 2004) of two luma planes: Gaussian window (sigma 1.5, truncated at 3.5
     sigma, 11 taps), population covariance, averaged over the pixels at least 5 from the border:
     the formula of scikit-image's structural_similarity(gaussian_weights=True, sigma=1.5,
-    use_sample_covariance=False), computed with libvips' separable convolution to be fast."""
+    use_sample_covariance=False), computed with libvips' separable convolution to be fast.
+    Along a side of 10 pixels or fewer no border is left out (the window then reaches past the
+    edges, which libvips extends by copying them): averaged over nothing, SSIM would be
+    undefined."""
     import math
     import pyvips
     taps = [math.exp(-(i * i) / (2 * 1.5 * 1.5)) for i in range(-5, 6)]
@@ -367,11 +373,14 @@ def ssim(picture, reference):
     c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
     index = ((mean_x * mean_y * 2 + c1) * (covariance * 2 + c2)) / \
         ((mean_x * mean_x + mean_y * mean_y + c1) * (variance_x + variance_y + c2))
-    return index.crop(5, 5, index.width - 10, index.height - 10).avg()
+    left = 5 if index.width > 10 else 0
+    top = 5 if index.height > 10 else 0
+    return index.crop(left, top, index.width - 2 * left, index.height - 2 * top).avg()
 
 
 def score_source(job):
-    """(source, variant, tool) -> (PSNR, SSIM, bytes) for every output of one source, or a failure."""
+    """(source, variant, tool) -> (PSNR, SSIM, bytes, size) for every output of one source, or a
+    failure."""
     import math
     import pyvips
     path, planned, outputs = job
@@ -401,7 +410,7 @@ def score_source(job):
         reference, picture = references[size], luma(made).copy_memory()
         mean_square = ((reference - picture) ** 2).avg()
         psnr = 99.0 if mean_square == 0 else 10 * math.log10(255 * 255 / mean_square)
-        scores[(tool, variant)] = (psnr, ssim(picture, reference), os.path.getsize(output))
+        scores[(tool, variant)] = (psnr, ssim(picture, reference), os.path.getsize(output), size)
     return os.path.basename(path), scores, failures
 
 
@@ -504,6 +513,21 @@ SLOW_PEERS = ["vips CLI chain", "convert"]
 TARGETS = {"vipsthumbnail": 2.0, "libvips chain": 1.5, "vips CLI chain": 1.5, "convert": 4.0}
 
 
+def per_image_table(scores):
+    """Every image and variant: ladder's PSNR and SSIM beside vipsthumbnail's, and the PSNR
+    difference, marked where ladder is more than 0.5 dB below."""
+    lines = ["| image | variant | size | ladder PSNR / SSIM | vipsthumbnail PSNR / SSIM | ladder − vipsthumbnail |",
+             "|---|---|---|---|---|---|"]
+    for source in sorted(scores):
+        for variant, _, _, _ in VARIANTS:
+            ours, theirs = scores[source][("ladder", variant)], scores[source][("vipsthumbnail", variant)]
+            difference = ours[0] - theirs[0]
+            lines.append(f"| {source} | {variant} | {ours[3][0]}×{ours[3][1]} | {ours[0]:.2f} / {ours[1]:.4f} "
+                         f"| {theirs[0]:.2f} / {theirs[1]:.4f} | {difference:+.2f} dB"
+                         f"{' **below**' if difference < -0.5 else ''} |")
+    return "\n".join(lines)
+
+
 def bench_set(label, folder, arguments, work):
     """Times every tool on `folder`, scores their outputs, and returns the Markdown lines."""
     tools = Tools(arguments.ladder, folder, arguments.jobs, work)
@@ -567,6 +591,8 @@ def bench_set(label, folder, arguments, work):
                 f"| {statistics.median(s[0] for s in per_image.values()):.2f} "
                 f"| {'—' if name == 'vipsthumbnail' else f'{worst:+.2f} dB ({worst_source})'} "
                 f"| {statistics.median(s[2] for s in per_image.values()) / 1000:.1f} kB | {seconds[name]:.2f} |")
+    if arguments.per_image:
+        lines += ["", per_image_table(scores)]
     print("\n".join(lines), flush=True)
     return lines
 
@@ -587,6 +613,11 @@ def main():
                         help="images generated and built to time `ladder verify` against sha256sum; 0 to skip")
     parser.add_argument("--mixed-photos", type=int, default=len(MIXED_CAMERA_PHOTOS),
                         help="how many of the corpus' camera photos go into the mixed set")
+    parser.add_argument("--hard", action="store_true",
+                        help="also bench the hard set that scripts/hardset.py generates (alone when no FOLDER "
+                             "is given)")
+    parser.add_argument("--per-image", action="store_true",
+                        help="list every image's PSNR and SSIM, ladder's beside vipsthumbnail's")
     parser.add_argument("--markdown", help="also write the results as Markdown to this file")
     parser.add_argument("--chain", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -602,6 +633,12 @@ def main():
         sets = [(folder, os.path.abspath(folder)) for folder in arguments.folders]
         if arguments.rounds == 0:
             sets = []  # only the no-op rebuild and the memory check
+        elif arguments.hard:
+            import hardset
+            print("bench: generating the hard set", file=sys.stderr)
+            folder = os.path.join(work, "hard")
+            hardset.generate_hard_set(folder)
+            sets.append(("hard set (made by scripts/hardset.py)", folder))
         elif not sets:
             photos = os.path.join(corpus, "photos") if os.path.isdir(os.path.join(corpus, "photos")) \
                 else "examples/photos"
