@@ -20,8 +20,8 @@ Peers, each on all cores (one process per core, libvips and ImageMagick threads 
   may shrink on load), writing the three variants from one decode.
 - The floor: the work no tool can avoid at ladder's quality, timed by ladder itself (`ladder
   __floor`, one thread): for every image one decode to the exact size of its largest variant
-  (shrink-on-load and Lanczos3), the smaller variants resized with Lanczos3 from the smallest
-  picture that covers them, and the encode of each variant (the progressive one with the fixed
+  (shrink-on-load and Lanczos3), the smaller variants resized with Lanczos3 from that picture,
+  and the encode of each variant (the progressive one with the fixed
   script). Its wall time on N cores is the makespan of those per-image costs scheduled largest
   first: no start-up, no reading, no hashing, no scan-script choice, no waiting.
 

@@ -13,7 +13,8 @@ yardstick.
   with 6-bit coefficients).
 - The thumbnails: candidates that start from the full-size picture ladder decodes and differ in
   the kernel, the box shrink before it (libvips' gap), whether small_thumb is made from
-  large_thumb (chain) or from the full picture, and the transposed horizontal pass; and a
+  large_thumb (chain, in 8 or in 16 bits) or from the full picture, and the transposed
+  horizontal pass; and a
   large_thumb decoded again from the file (shrink-on-load, as vipsthumbnail does), instead of
   resized from the full-size picture.
 
@@ -25,7 +26,8 @@ decodes of the full-size picture are timed with their reduce, a full decode alon
     python3 scripts/bench_resampling.py [--timing] [FOLDER...]
 
 FOLDERs default to ../shared/corpus/photos and the mixed set of scripts/bench (all its camera
-photos and its renders). Needs pyvips (scripts/bench installs it).
+photos and its renders); --hard adds the hard set of scripts/hardset.py. Needs pyvips (scripts/bench
+installs it).
 """
 import importlib.util
 import math
@@ -54,8 +56,9 @@ CANDIDATES = [
     ("triangle alone, chain (revision 1)", "linear", 0.0, True, False),
     ("Lanczos3 after a box shrink (gap 2), each from full", "lanczos3", 2.0, False, False),
     ("Lanczos3 after a box shrink (gap 2), chain", "lanczos3", 2.0, True, False),
-    ("Lanczos3 alone, each from full", "lanczos3", 0.0, False, False),
+    ("Lanczos3 alone, each from full (revision 4)", "lanczos3", 0.0, False, False),
     ("Lanczos3 alone, chain (revisions 2 and 3)", "lanczos3", 0.0, True, False),
+    ("Lanczos3 alone, chain, 16 bits between the resizes", "lanczos3", 0.0, "wide", False),
     ("Lanczos3 alone, chain, horizontal passes transposed", "lanczos3", 0.0, True, True),
     ("large_thumb decoded again (shrink-on-load, Lanczos3), small_thumb from it", "lanczos3", 0.0, "decode", False),
     ("Lanczos2 alone, chain", "lanczos2", 0.0, True, False),
@@ -80,7 +83,13 @@ def resized(image, size, kernel, gap, transposed=False):
 
 
 def decoded(path, how, planned, profile):
-    """The full-size picture as a candidate decode makes it: 8-bit sRGB (or gray), in memory."""
+    """The full-size picture as a candidate decode makes it: 8-bit sRGB (or gray), in memory,
+    transparency flattened onto white as ladder does before any resize of its own."""
+    picture = decoded_as_is(path, how, planned, profile)
+    return picture.flatten(background=255).cast("uchar").copy_memory() if picture.hasalpha() else picture
+
+
+def decoded_as_is(path, how, planned, profile):
     import pyvips
     if how == "one-factor":
         picture = pyvips.Image.thumbnail(path, planned[0], height=planned[1], size="down", **profile)
@@ -106,6 +115,8 @@ def decoded(path, how, planned, profile):
 
 def score(picture, reference, quality, size):
     import pyvips
+    if picture.hasalpha():
+        picture = picture.flatten(background=255)  # as ladder and the reference do
     saved = picture.cast("uchar").jpegsave_buffer(Q=quality, strip=True, optimize_coding=True)
     made = bench.luma(pyvips.Image.new_from_buffer(saved, "")).copy_memory()
     if (made.width, made.height) != size:
@@ -151,6 +162,10 @@ def scores_of(path):
                 if chain == "decode":
                     large = pyvips.Image.thumbnail(
                         path, large_size[0], height=large_size[1], size="force", **profile).copy_memory()
+                elif chain == "wide":
+                    # signed 16 bits: the ringing beyond 0 and 255 is kept for the next resize
+                    large = resized(start.cast("short"), large_size, kernel, gap, transposed).copy_memory()
+                    return resized(large, size, kernel, gap, transposed).cast("uchar")
                 else:
                     large = resized(start, large_size, kernel, gap, transposed).copy_memory() if chain else start
                 return resized(large, size, kernel, gap, transposed)
@@ -168,9 +183,15 @@ TIMING = "--timing" in sys.argv
 def main():
     if TIMING:
         os.environ["VIPS_CONCURRENCY"] = "1"
-    folders = [a for a in sys.argv[1:] if a != "--timing"]
+    folders = [a for a in sys.argv[1:] if a not in ("--timing", "--hard")]
     work = tempfile.mkdtemp(prefix="ladder-resampling-")
     try:
+        if "--hard" in sys.argv:
+            import hardset
+            hardset.generate_hard_set(os.path.join(work, "hard"))
+            folders = (folders or ["../shared/corpus/photos", bench.mixed_set(work, "../shared/corpus",
+                                                                              len(bench.MIXED_CAMERA_PHOTOS))]) \
+                + [os.path.join(work, "hard")]
         measure(folders, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -5,8 +5,8 @@ import LadderImaging
 /// `ladder __floor FILE...` (hidden, for scripts/bench): the work no tool can avoid for each
 /// file at ladder's quality, timed with ladder's own decoder, resampler and encoder: one decode
 /// to the exact size of the largest default variant (shrink-on-load and Lanczos3, as a render
-/// does), each smaller variant resized with Lanczos3 from the smallest picture that covers it,
-/// and each variant encoded, the progressive one with its fixed script. Prints one JSON object
+/// does), each smaller variant resized with Lanczos3 from that picture, and each variant
+/// encoded, the progressive one with its fixed script. Prints one JSON object
 /// per file, `{"file", "seconds"}`. Not timed: reading the file, and choosing a scan script.
 struct FloorCommand: LadderCommand {
     static let name = "__floor"
@@ -45,14 +45,12 @@ struct FloorCommand: LadderCommand {
                     try Image.decode(bytes, header: header, to: largest, background: .white, strictness: .warning)
                         .image
                 }
-                var pictures = [decoded]
-                for (variant, size) in zip(variants, sizes).sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
-                    let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? decoded
+                for (variant, size) in zip(variants, sizes) {
+                    // Each from the decoded picture, as the renderer makes them.
                     let pixels = try timed {
-                        try from.size == size
-                            ? from : from.resized(to: size, with: VariantRenderer.resampling).inMemory()
+                        try decoded.size == size
+                            ? decoded : decoded.resized(to: size, with: VariantRenderer.resampling).inMemory()
                     }
-                    pictures.append(pixels)
                     _ = try timed { try pixels.jpegEncoded(variant.encoding(components: pixels.bands, exif: nil)) }
                 }
                 context.console.write(encodeJSONLine(FloorLine(file: file, seconds: seconds)))

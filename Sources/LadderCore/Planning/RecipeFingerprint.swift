@@ -5,17 +5,18 @@ public import LadderImaging
 /// differs from the current one is made again; one that matches is kept.
 public enum RecipeFingerprint {
     /// Bumped whenever ladder changes how it renders, so that old variants are made again.
-    public static let rendererRevision = 3
+    public static let rendererRevision = 4
 
     /// A SHA1 over a canonical description of the recipe.
     ///
-    /// `resampling` is the renderer's (`VariantRenderer.resampling`) unless a test asks otherwise.
+    /// `resampling` is the renderer's (`VariantRenderer.resampling`) and `revision` the current
+    /// `rendererRevision`, unless a test asks for what an earlier ladder recorded.
     public static func compute(
         _ recipe: VariantRecipe, background: RGBColor, keep: Set<ExifField>, versions: Imaging.Versions,
-        resampling: Image.Resampling = VariantRenderer.resampling
+        resampling: Image.Resampling = VariantRenderer.resampling, revision: Int = rendererRevision
     ) -> String {
         var lines = [
-            "ladder-variant \(rendererRevision)",
+            "ladder-variant \(revision)",
             "resampling \(resampling)",
             "box \(recipe.maxWidth)x\(recipe.maxHeight)",
             "quality \(recipe.quality)",
@@ -30,7 +31,9 @@ public enum RecipeFingerprint {
             lines.append("color \(progressive.color)")
             lines.append("grayscale \(progressive.grayscale)")
             if let automatic = progressive.automatic {
-                lines.append("script auto \(ScanScriptCandidates.revision), first picture within \(automatic.firstPictureBudget)")
+                lines.append(
+                    "script auto \(ScanScriptCandidates.revision), first picture within \(automatic.firstPictureBudget)"
+                )
             }
         } else {
             lines.append("baseline")

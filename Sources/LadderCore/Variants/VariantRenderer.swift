@@ -11,13 +11,12 @@ public protocol SourceRendering: Sendable {
 /// Renders in this process with libvips and libjpeg-turbo: one decode per source, to exactly the
 /// size the largest requested variant needs (libvips shrinks JPEGs on load and reduces the rest
 /// with its default Lanczos3, each side by its own factor); each smaller variant is resized from
-/// the smallest picture already made that covers it, with `resampling` (Lanczos3 over the whole
-/// reduction, no box shrink).
+/// that picture, with `resampling` (Lanczos3 over the whole reduction, no box shrink).
 ///
 /// The choice was measured (docs/BENCHMARKS.md): against a reference made from the full decode
 /// with Lanczos3 to the exact size, these thumbnails score at least vipsthumbnail's PSNR and
-/// SSIM on every image tried, and resizing 2560 -> 640 -> 160 costs about 27 ms of CPU per
-/// camera photo more than a triangle filter, some 5 % of a render; the decode's own reduce to the
+/// SSIM on every camera photo and render tried, and on a generated set of hard images all but two
+/// pixel-pitch checkerboards (docs/BENCHMARKS.md, "The hard set"); the decode's own reduce to the
 /// full size costs more than the decode itself, and no faster way matched its fidelity.
 public struct VariantRenderer: SourceRendering {
     /// How smaller variants are resized from larger pictures. Part of every variant's
@@ -65,10 +64,13 @@ public struct VariantRenderer: SourceRendering {
                 targets.map(\.1).max { $0.width * upright.height < $1.width * upright.height }
                 ?? upright
             let exif = header.exif?.encodedBlock(keeping: settings.keep)
-            // Largest first: each variant is resized from the smallest picture made so far that
-            // covers it, so a thumbnail reads 640 pixels, not 2560, and the decode happens once.
-            // Lanczos3 twice (2560 -> 640 -> 160) scores within 0.25 dB PSNR of once (2560 -> 160),
-            // still above vipsthumbnail, and its kernel spans a quarter of the pixels.
+            // Each variant is resized from the decoded picture itself, never from a smaller
+            // variant: an 8-bit picture between two resizes clips the ringing of Lanczos3 around
+            // hard edges at black and white, and the second resize turns what was clipped into
+            // grey (small text lost 2 dB against vipsthumbnail). It costs about 65 ms of CPU per
+            // camera photo more than the chain 2560 -> 640 -> 160, which libvips cannot vectorise
+            // away; the camera photos' small_thumb gains 0.1 dB. Largest first, so that the
+            // placeholder comes from the smallest picture.
             // Every picture is made and encoded as far as it needs pixels, and released, before
             // any script is chosen: the choice works on coefficients alone, so a worker never
             // holds the decoded picture and the coefficients at once.
@@ -83,17 +85,16 @@ public struct VariantRenderer: SourceRendering {
                     strictness: settings.limits.failOn)
                 bytes = []
                 isTransparent = transparent
-                var pictures = [picture]
+                var smallest = picture
                 for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
-                    let from = pictures.last { $0.width >= size.width && $0.height >= size.height } ?? picture
-                    var image = from
-                    if from.size != size {
-                        image = try from.resized(to: size, with: resampling).inMemory()
-                        pictures.append(image)
+                    var image = picture
+                    if picture.size != size {
+                        image = try picture.resized(to: size, with: resampling).inMemory()
+                        smallest = image
                     }
                     pending.append((recipe, size, image.bands, try recipe.startEncoding(image, exif: exif)))
                 }
-                placeholder = try Placeholder(of: pictures.last ?? picture)
+                placeholder = try Placeholder(of: smallest)
             }
             var rendered: [RenderedVariant] = []
             for (recipe, size, bands, partial) in pending {
