@@ -424,7 +424,9 @@ def quality(tools, names, jobs):
         outputs = {(tool, n): tools.outputs[tool].get((os.path.basename(path), n))
                    for tool in names for n, _, _, _ in VARIANTS}
         work.append((path, planned, outputs))
-    with multiprocessing.Pool(jobs) as pool:
+    # Fresh processes (spawn): libvips' threads, started in this one by the generated sets, do
+    # not survive a fork, and a forked worker can wait forever on a lock one of them held.
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
         results = pool.map(score_source, work)
     failures = [failure for _, _, found in results for failure in found]
     if failures:
