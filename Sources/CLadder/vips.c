@@ -26,6 +26,10 @@ int ladder_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vsc
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, "gap", gap, NULL);
 }
 
+int ladder_vips_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink, VipsKernel kernel) {
+    return vips_reduce(in, out, hshrink, vshrink, "kernel", kernel, "gap", 0.0, NULL);
+}
+
 
 
 int ladder_vips_flatten(VipsImage *in, VipsImage **out, const double *background, int count) {

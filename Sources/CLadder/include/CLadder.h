@@ -47,6 +47,11 @@ int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage *_
 int ladder_vips_resize(VipsImage *in, VipsImage *_Nullable *_Nonnull out, double hscale, double vscale,
                        VipsKernel kernel, double gap);
 
+/// Wraps vips_reduce() with separate horizontal and vertical shrink factors, a kernel and no box
+/// shrink (gap 0).
+int ladder_vips_reduce(VipsImage *in, VipsImage *_Nullable *_Nonnull out, double hshrink, double vshrink,
+                       VipsKernel kernel);
+
 
 
 /// Wraps vips_flatten() with a background of `count` values.
