@@ -105,7 +105,9 @@ actor ImageCatalog {
 
     /// A whole small file, within the download limit (index files count against it like
     /// variants).
-    private static func download(_ url: URL, transport: any LadderTransport, limiter: DownloadLimiter) async throws
+    private static func download(
+        _ url: URL, transport: any LadderTransport, limiter: DownloadLimiter
+    ) async throws
         -> Data
     {
         var data = Data()

@@ -22,13 +22,16 @@ enum SHA256Digest {
         let bitLength = UInt64(message.count) * 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         var w = [UInt32](repeating: 0, count: 64)
         for block in stride(from: 0, to: message.count, by: 64) {
             for t in 0..<16 {
                 let i = block + t * 4
-                w[t] = UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16 | UInt32(message[i + 2]) << 8
+                w[t] =
+                    UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16 | UInt32(message[i + 2]) << 8
                     | UInt32(message[i + 3])
             }
             for t in 16..<64 {

@@ -20,12 +20,14 @@ public final class URLSessionTransport: NSObject, LadderTransport, URLSessionDat
     /// checked, cache.
     public init(configuration: URLSessionConfiguration? = nil) {
         super.init()
-        let configuration = configuration ?? {
-            let ephemeral = URLSessionConfiguration.ephemeral
-            ephemeral.urlCache = nil
-            ephemeral.requestCachePolicy = .reloadIgnoringLocalCacheData
-            return ephemeral
-        }()
+        let configuration =
+            configuration
+            ?? {
+                let ephemeral = URLSessionConfiguration.ephemeral
+                ephemeral.urlCache = nil
+                ephemeral.requestCachePolicy = .reloadIgnoringLocalCacheData
+                return ephemeral
+            }()
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
@@ -55,7 +57,10 @@ public final class URLSessionTransport: NSObject, LadderTransport, URLSessionDat
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 200
         guard status == 200 else {
-            finish(dataTask, throwing: LadderError.http(status: status, url: dataTask.originalRequest?.url ?? URL(fileURLWithPath: "/")))
+            finish(
+                dataTask,
+                throwing: LadderError.http(
+                    status: status, url: dataTask.originalRequest?.url ?? URL(fileURLWithPath: "/")))
             completionHandler(.cancel)
             return
         }

@@ -56,7 +56,8 @@ struct CheckCommandTests {
         TestImages.start()
         let folder = TemporaryDirectory()
         try folder.write(
-            TestImages.exportJPEG(width: 3000, height: 2000, xmp: TestImages.xmpPacket(), iptc: TestImages.photoshopIPTC()),
+            TestImages.exportJPEG(
+                width: 3000, height: 2000, xmp: TestImages.xmpPacket(), iptc: TestImages.photoshopIPTC()),
             to: "photos/wallpaper.jpg")
         try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
         let result = runLadder(["check", "--config", folder.path("pipeline.json")])

@@ -14,5 +14,6 @@ func runLadder(
 
 extension Rendering {
     /// One render worker started from the built executable: what tests build and check with.
-    static let tests = Rendering(executable: LadderExecutable.path ?? "ladder (not built; run scripts/build-ladder)", workers: 1)
+    static let tests = Rendering(
+        executable: LadderExecutable.path ?? "ladder (not built; run scripts/build-ladder)", workers: 1)
 }

@@ -223,9 +223,10 @@ final class S3Server: @unchecked Sendable {
     /// TLS, which the rclone SDK refuses on a plain-HTTP endpoint; proxies).
     static var baseEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["AWS_CA_BUNDLE", "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "HTTP_PROXY",
-            "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"]
-        {
+        for name in [
+            "AWS_CA_BUNDLE", "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "HTTP_PROXY",
+            "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy",
+        ] {
             environment[name] = nil
         }
         environment["PATH"] = (environment["PATH"] ?? "/usr/bin:/bin") + ":" + UploadTests.toolsFolder

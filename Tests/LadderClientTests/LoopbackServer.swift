@@ -142,7 +142,8 @@ final class LoopbackServer: @unchecked Sendable {
         }
         guard let body else {
             done()
-            _ = write(connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            _ = write(
+                connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
         }
         var slice = body[...]

@@ -39,7 +39,9 @@ struct OutputOwnershipTests {
         return parsed.images.values.flatMap { $0.variants.values.map { "out/" + $0.path } }.sorted()
     }
 
-    @Test("two pipelines share an output folder: neither build deletes the other's variants, neither verify calls them unknown")
+    @Test(
+        "two pipelines share an output folder: neither build deletes the other's variants, neither verify calls them unknown"
+    )
     func sharedOutputFolder() throws {
         let folder = try Self.twoPipelines()
         try Self.build("a", in: folder)
@@ -59,7 +61,8 @@ struct OutputOwnershipTests {
             let manifest = try Manifest(jsonData: Data(folder.read("out/\(name).json")))
             let sha1 = try #require(manifest.images.keys.first)
             let index = try ManifestIndex(
-                jsonData: Data(folder.read("out/\(name).index/" + sha1.prefix(2) + ".json")), prefix: String(sha1.prefix(2)))
+                jsonData: Data(folder.read("out/\(name).index/" + sha1.prefix(2) + ".json")),
+                prefix: String(sha1.prefix(2)))
             #expect(index.images.keys.sorted() == manifest.images.keys.sorted())
         }
     }

@@ -23,7 +23,8 @@ struct PersonalDataTests {
         findings.filter { $0.kind == .personalMetadata }.map(\.message).joined()
     }
 
-    @Test("a clean export (XMP without people or places, IPTC with only its character set and version) is not mentioned")
+    @Test(
+        "a clean export (XMP without people or places, IPTC with only its character set and version) is not mentioned")
     func cleanExport() throws {
         let bytes = try TestImages.exportJPEG(xmp: TestImages.xmpPacket(), iptc: TestImages.photoshopIPTC())
         // The blocks are really in the file, as the IPTC and XMP readers see them.
@@ -81,7 +82,8 @@ struct PersonalDataTests {
             (#"photoshop:City="Lyon""#, "", "XMP photoshop:City"),
             ("", "<photoshop:Country>France</photoshop:Country>", "XMP photoshop:Country"),
             (
-                "", "<Iptc4xmpExt:PersonInImage><rdf:Bag><rdf:li>Jane Doe</rdf:li></rdf:Bag></Iptc4xmpExt:PersonInImage>",
+                "",
+                "<Iptc4xmpExt:PersonInImage><rdf:Bag><rdf:li>Jane Doe</rdf:li></rdf:Bag></Iptc4xmpExt:PersonInImage>",
                 "XMP Iptc4xmpExt:PersonInImage"
             ),
             (
@@ -137,14 +139,22 @@ struct PersonalDataTests {
     /// lists one GPS record (type 0x2B), big-endian header, little-endian record, as the FLIR
     /// ONE writes it; split over two segments, given in reverse order.
     static func thermalJPEG(valid: Bool, latitude: Double, longitude: Double) throws -> [UInt8] {
-        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) } }
-        func littleEndian(_ value: Double) -> [UInt8] { (0..<8).map { UInt8((value.bitPattern >> UInt64($0 * 8)) & 0xFF) } }
-        var fff = Array("FFF\0".utf8) + [UInt8](repeating: 0, count: 16) + bigEndian(100, 4) + bigEndian(64, 4)
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] {
+            (0..<size).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) }
+        }
+        func littleEndian(_ value: Double) -> [UInt8] {
+            (0..<8).map { UInt8((value.bitPattern >> UInt64($0 * 8)) & 0xFF) }
+        }
+        var fff =
+            Array("FFF\0".utf8) + [UInt8](repeating: 0, count: 16) + bigEndian(100, 4) + bigEndian(64, 4)
             + bigEndian(1, 4)
         fff += [UInt8](repeating: 0, count: 64 - fff.count)
-        fff += bigEndian(0x2B, 2) + bigEndian(0, 2) + bigEndian(100, 4) + bigEndian(1, 4) + bigEndian(96, 4)
+        fff +=
+            bigEndian(0x2B, 2) + bigEndian(0, 2) + bigEndian(100, 4) + bigEndian(1, 4) + bigEndian(96, 4)
             + bigEndian(64, 4) + [UInt8](repeating: 0, count: 12)
-        var record: [UInt8] = [valid ? 1 : 0, 0, 0, 0, 0, 0, 0, 0, UInt8(ascii: "N"), 0, UInt8(ascii: "W"), 0, 0, 0, 0, 0]
+        var record: [UInt8] = [
+            valid ? 1 : 0, 0, 0, 0, 0, 0, 0, 0, UInt8(ascii: "N"), 0, UInt8(ascii: "W"), 0, 0, 0, 0, 0,
+        ]
         record += littleEndian(latitude) + littleEndian(longitude)
         fff += record + [UInt8](repeating: 0, count: 64 - record.count)
         func segment(_ index: UInt8, _ data: ArraySlice<UInt8>) -> [UInt8] {

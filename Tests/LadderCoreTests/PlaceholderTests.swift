@@ -35,7 +35,8 @@ struct PlaceholderTests {
         let colors = TestImages.quadrantColors
         let mean = (0..<3).map { channel in Double(colors.reduce(0) { $0 + Int($1[channel]) }) / 4 }
         let average = try #require(quadrants.averageColor.flatMap(HexColor.init))
-        #expect(zip([average.red, average.green, average.blue].map(Double.init), mean).allSatisfy { abs($0 - $1) <= 4 })
+        #expect(
+            zip([average.red, average.green, average.blue].map(Double.init), mean).allSatisfy { abs($0 - $1) <= 4 })
         let hash = try #require(quadrants.placeholder.flatMap { ThumbHash(base64: $0) })
         let hashAverage = try #require(hash.averageColor)
         #expect(
@@ -65,13 +66,16 @@ struct PlaceholderTests {
         manifest.images[sha1]?.averageColor = "#000000"
         manifest.images[sha1]?.placeholder = dark.base64
         try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
-        let problems = try VerifyTests.verify(folder).problems.filter { $0.image == sha1 && $0.kind == "placeholder-color" }
+        let problems = try VerifyTests.verify(folder).problems.filter {
+            $0.image == sha1 && $0.kind == "placeholder-color"
+        }
         #expect(problems.count == 2, "\(problems)")
         #expect(problems.contains { $0.message.contains("averageColor #000000") })
         #expect(problems.contains { $0.message.contains("placeholder's average colour") })
     }
 
-    @Test("the index: 256 files, the same bytes from the same inputs, each entry as the manifest says, checked by verify")
+    @Test(
+        "the index: 256 files, the same bytes from the same inputs, each entry as the manifest says, checked by verify")
     func index() throws {
         let first = try Self.project()
         let second = try Self.project()
@@ -101,7 +105,8 @@ struct PlaceholderTests {
         TestImages.start()
         let folder = TemporaryDirectory()
         for (index, (width, height)) in [(400, 300), (300, 400), (300, 300), (640, 200), (200, 640)].enumerated() {
-            try folder.write(TestImages.gradientJPEG(width: width, height: height, seed: index), to: "photos/p\(index).jpg")
+            try folder.write(
+                TestImages.gradientJPEG(width: width, height: height, seed: index), to: "photos/p\(index).jpg")
         }
         try folder.write(TestImages.halfTransparentPNG(), to: "photos/clear.png")
         try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
@@ -109,7 +114,8 @@ struct PlaceholderTests {
         return folder
     }
 
-    @Test("placeholder, averageColor and hasAlpha add at most 92 bytes to an opaque image's manifest entry (114 before)")
+    @Test(
+        "placeholder, averageColor and hasAlpha add at most 92 bytes to an opaque image's manifest entry (114 before)")
     func entryBytes() throws {
         let folder = try Self.shapesProject()
         let written = Data(try folder.read("build/variants/manifest.json"))
@@ -154,7 +160,9 @@ struct PlaceholderTests {
         #expect(try Self.entry(old, source: "photos/quadrants.jpg").1.hasAlpha == nil)
     }
 
-    @Test("when the manifest grows past 16,384 images the index moves to 3-digit prefixes, and back, leaving no stale file")
+    @Test(
+        "when the manifest grows past 16,384 images the index moves to 3-digit prefixes, and back, leaving no stale file"
+    )
     func indexLayoutChanges() throws {
         let folder = try Self.project()
         let manifestFolder = try Directory.open(folder.path("build/variants"))

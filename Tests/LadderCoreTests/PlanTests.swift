@@ -16,7 +16,9 @@ struct PlanTests {
             progressive: false, scans: 1, recipe: recipe)
     }
 
-    static func previous(_ sha1: String, recipes: [String: String], placeholder: String? = "1QcSHQRnh493V4dIh4eXh1h4kJUI")
+    static func previous(
+        _ sha1: String, recipes: [String: String], placeholder: String? = "1QcSHQRnh493V4dIh4eXh1h4kJUI"
+    )
         -> Manifest
     {
         let entry = Manifest.ImageEntry(

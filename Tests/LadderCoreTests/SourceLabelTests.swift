@@ -21,7 +21,8 @@ struct SourceLabelTests {
     static func build(_ projectPath: String) throws -> Manifest {
         let configuration = try PipelineConfiguration.load(from: projectPath + "/pipeline.json")
         try Pipelines.build(configuration, options: Builder.Options(jobs: 1))
-        return try Manifest(jsonData: Data(contentsOf: URL(fileURLWithPath: projectPath + "/build/variants/manifest.json")))
+        return try Manifest(
+            jsonData: Data(contentsOf: URL(fileURLWithPath: projectPath + "/build/variants/manifest.json")))
     }
 
     @Test(

@@ -94,7 +94,8 @@ struct VerifyLimitsTests {
         let folder = try VerifyTests.builtProject(photos: 1)
         let original = try folder.read("build/variants/" + VerifyTests.files("full", in: folder)[0])
         let script = folder.path("scans.txt")
-        try folder.write(ScanScript.recommendedColor.description.replacingOccurrences(of: ";", with: ";\n"), to: "scans.txt")
+        try folder.write(
+            ScanScript.recommendedColor.description.replacingOccurrences(of: ";", with: ";\n"), to: "scans.txt")
         let arithmetic = try ExternalTools.run(
             ExternalTools.jpegtran!, ["-arithmetic", "-scans", script], input: original)
         let structure = try JPEGStructure(parsing: arithmetic)
@@ -141,7 +142,8 @@ struct VerifyLimitsTests {
         // A damaged entry (valid JSON, one number changed) is not trusted: the image is replayed.
         let victim = try #require(entries.sorted().first)
         let text = try String(contentsOfFile: cache + "/" + victim, encoding: .utf8)
-        let tampered = text.replacingOccurrences(of: #""matchesOneShotDecode":true"#, with: #""matchesOneShotDecode":false"#)
+        let tampered = text.replacingOccurrences(
+            of: #""matchesOneShotDecode":true"#, with: #""matchesOneShotDecode":false"#)
         #expect(tampered != text)
         try folder.write(tampered, to: ".ladder/replay-cache/" + victim)
         let third = try Self.verify(folder, replay: true)

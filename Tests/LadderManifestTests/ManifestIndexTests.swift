@@ -42,7 +42,9 @@ struct ManifestIndexTests {
         #expect(files.count == 4_096 + 1)
         let layout = try ManifestIndex.Layout(jsonData: try #require(files["index/layout.json"]))
         #expect(layout.prefixLength == 3)
-        #expect(String(decoding: try #require(files["index/layout.json"]), as: UTF8.self) == "{\"prefixLength\":3,\"version\":1}\n")
+        #expect(
+            String(decoding: try #require(files["index/layout.json"]), as: UTF8.self)
+                == "{\"prefixLength\":3,\"version\":1}\n")
         var found = 0
         for (path, data) in files where path != "index/layout.json" {
             let prefix = String(path.dropFirst("index/".count).dropLast(".json".count))
@@ -63,7 +65,9 @@ struct ManifestIndexTests {
     @Test("a manifest named NAME.json has its index in NAME.index/")
     func folderFollowsTheManifestName() {
         #expect(ManifestIndex.layoutPath(manifestName: "photos.json") == "photos.index/layout.json")
-        #expect(ManifestIndex.path(forSHA1: String(repeating: "c", count: 40), prefixLength: 2, manifestName: "photos.json") == "photos.index/cc.json")
+        #expect(
+            ManifestIndex.path(forSHA1: String(repeating: "c", count: 40), prefixLength: 2, manifestName: "photos.json")
+                == "photos.index/cc.json")
         #expect(ManifestIndex.layoutPath() == "index/layout.json")
     }
 

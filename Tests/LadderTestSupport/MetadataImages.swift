@@ -26,7 +26,8 @@ extension TestImages {
         }
         var iim = dataSet(1, 90, [0x1B, 0x25, 0x47]) + dataSet(2, 0, [0x00, 0x04])
         for (record, number, value) in datasets { iim += dataSet(record, number, Array(value.utf8)) }
-        return Array("Photoshop 3.0\0".utf8) + resource(0x0404, iim) + resource(0x0425, [UInt8](repeating: 0xA5, count: 16))
+        return Array("Photoshop 3.0\0".utf8) + resource(0x0404, iim)
+            + resource(0x0425, [UInt8](repeating: 0xA5, count: 16))
     }
 
     /// An XMP packet as an editor writes it: one rdf:Description with what Photoshop writes

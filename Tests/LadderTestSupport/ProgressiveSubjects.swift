@@ -65,7 +65,8 @@ public enum ProgressiveSubjects {
             let seed = (line * 131 + glyph * 17) % 23
             let stroke =
                 inLine >= 5 && inLine < 19 && seed > 3
-                && (inGlyph == 2 || inGlyph == 3 || (seed % 3 == 0 && inLine % 7 < 2) || (seed % 5 == 1 && inGlyph == 8))
+                && (inGlyph == 2 || inGlyph == 3 || (seed % 3 == 0 && inLine % 7 < 2)
+                    || (seed % 5 == 1 && inGlyph == 8))
             return stroke ? (20, 20, 30) : (40 + 100 * x / width, 120, 170 - 60 * y / height)
         }
     }

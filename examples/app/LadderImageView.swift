@@ -21,7 +21,8 @@ struct LadderImageView: View {
                 do {
                     for try await event in client.load(.sha1(sha1), width: width, height: height) {
                         switch event {
-                        case .placeholder(let hash, _): image = hash.picture()?.cgImage.map { Image(decorative: $0, scale: 1) }
+                        case .placeholder(let hash, _):
+                            image = hash.picture()?.cgImage.map { Image(decorative: $0, scale: 1) }
                         case .scans(_, let data, _), .rung(_, let data, _):
                             if let decoded = UIImage(data: data) { image = Image(uiImage: decoded) }
                         case .failed: break  // the next rung follows

@@ -23,7 +23,8 @@ extension PipelineConfiguration {
                     file: file, jsonPath: "$.sources[\(index)]",
                     message: "source folder \"\(source)\" has no name the manifest can use; name a folder below it")
             }
-            if let first = seen[label], sourceLabel(sources[first]) == label, resolve(sources[first]) != resolve(source) {
+            if let first = seen[label], sourceLabel(sources[first]) == label, resolve(sources[first]) != resolve(source)
+            {
                 throw ConfigurationError(
                     file: file, jsonPath: "$.sources[\(index)]",
                     message:

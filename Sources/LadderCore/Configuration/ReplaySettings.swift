@@ -104,7 +104,8 @@ public struct TimeBudget: Sendable, Equatable {
         }
         let reached = timeline.events.first { $0.shown && ($0.ssim ?? 0) >= target }?.seconds
         if let reached, reached <= limit { return nil }
-        let when = reached.map { "only after \(formatNumber(($0 * 100).rounded() / 100)) s" } ?? "never (only when complete)"
+        let when =
+            reached.map { "only after \(formatNumber(($0 * 100).rounded() / 100)) s" } ?? "never (only when complete)"
         return
             "on \(profile) \(image) shows a picture with SSIM \(formatNumber(target)) \(when), over the budget of \(formatNumber(limit)) s"
     }

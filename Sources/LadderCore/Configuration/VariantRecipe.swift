@@ -95,7 +95,9 @@ public struct ProgressiveScripts: Sendable, Hashable, Codable {
     /// A script chosen per image among `scans`-scan candidates (nil when fewer than 4 scans
     /// cannot carry a color image); the fixed fallbacks are the recommended scripts for 5 scans,
     /// else the first candidate.
-    public static func automatic(scans: Int, firstPictureBudget: Double = ReplaySettings().firstPaintBudget)
+    public static func automatic(
+        scans: Int, firstPictureBudget: Double = ReplaySettings().firstPaintBudget
+    )
         -> ProgressiveScripts?
     {
         func fixed(_ recommended: ScanScript, components: Int) -> ScanScript? {

@@ -44,7 +44,8 @@ enum FLIRRecords {
         for entry in 0..<count {
             let at = directory + entry * 32
             guard let type = uint(at, 2, bigEndian: bigEndian), type == 0x2B,
-                let offset = uint(at + 12, 4, bigEndian: bigEndian), let length = uint(at + 16, 4, bigEndian: bigEndian),
+                let offset = uint(at + 12, 4, bigEndian: bigEndian),
+                let length = uint(at + 16, 4, bigEndian: bigEndian),
                 length >= 32, offset + 32 <= fff.count
             else { continue }
             return gpsRecord(Array(fff[offset..<(offset + 32)]))

@@ -30,7 +30,10 @@ struct ServeCheck {
             arguments.removeSubrange(index...index + 1)
         }
         guard let first = arguments.first, var base = URL(string: first), base.scheme != nil else {
-            FileHandle.standardError.write(Data("usage: ladder-serve-check BASE-URL [SHA1...] [--size N] [--limit N] [--manifest NAME.json]\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "usage: ladder-serve-check BASE-URL [SHA1...] [--size N] [--limit N] [--manifest NAME.json]\n".utf8)
+            )
             exit(64)
         }
         if !base.absoluteString.hasSuffix("/") { base = base.appendingPathComponent("") }
@@ -40,7 +43,8 @@ struct ServeCheck {
                 let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent(manifestName))
                 sha1s = Array(try Manifest(jsonData: data).images.keys.sorted().prefix(5))
             } catch {
-                FileHandle.standardError.write(Data("ladder-serve-check: cannot read \(base)\(manifestName): \(error)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("ladder-serve-check: cannot read \(base)\(manifestName): \(error)\n".utf8))
                 exit(1)
             }
         }
@@ -52,7 +56,10 @@ struct ServeCheck {
                 group.addTask {
                     var lines: [String] = []
                     func log(_ text: String) {
-                        lines.append(String(format: "%8.3f s  %@  %@", Date().timeIntervalSince(start), String(sha1.prefix(12)), text))
+                        lines.append(
+                            String(
+                                format: "%8.3f s  %@  %@", Date().timeIntervalSince(start), String(sha1.prefix(12)),
+                                text))
                     }
                     do {
                         for try await event in client.load(.sha1(sha1), width: size, height: size) {
@@ -62,7 +69,9 @@ struct ServeCheck {
                             case .scans(let rung, let data, let scans):
                                 log("\(rung.name) scan \(scans): \(data.count) of \(rung.bytes) bytes")
                             case .rung(let rung, let data, let cached):
-                                log("\(rung.name) \(rung.width)x\(rung.height): \(data.count) bytes\(cached ? " (cache)" : ""), sha256 ok")
+                                log(
+                                    "\(rung.name) \(rung.width)x\(rung.height): \(data.count) bytes\(cached ? " (cache)" : ""), sha256 ok"
+                                )
                             case .failed(let rung, let error):
                                 log("\(rung.name) failed: \(error)")
                             }
