@@ -1,4 +1,4 @@
 /// ladder's own version.
-public enum LadderVersion {
-    public static let current = "0.1.0"
+package enum LadderVersion {
+    package static let current = "0.1.0"
 }

@@ -1,7 +1,7 @@
-public import LadderImaging
+package import LadderImaging
 
 /// Turns a source's bytes into encoded variants.
-public protocol SourceRendering: Sendable {
+package protocol SourceRendering: Sendable {
     /// Renders `variants` of the image in `bytes`.
     func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
@@ -18,20 +18,20 @@ public protocol SourceRendering: Sendable {
 /// SSIM on every camera photo and render tried, and on a generated set of hard images all but two
 /// pixel-pitch checkerboards (docs/BENCHMARKS.md, "The hard set"); the decode's own reduce to the
 /// full size costs more than the decode itself, and no faster way matched its fidelity.
-public struct VariantRenderer: SourceRendering {
+package struct VariantRenderer: SourceRendering {
     /// How smaller variants are resized from larger pictures. Part of every variant's
     /// fingerprint (`RecipeFingerprint`), so changing it makes existing variants again.
-    public static let resampling = Image.Resampling.lanczos3
+    package static let resampling = Image.Resampling.lanczos3
 
     /// The resampling this renderer uses; `VariantRenderer.resampling` unless a test asks
     /// for another.
-    public let resampling: Image.Resampling
+    package let resampling: Image.Resampling
 
-    public init(resampling: Image.Resampling = VariantRenderer.resampling) {
+    package init(resampling: Image.Resampling = VariantRenderer.resampling) {
         self.resampling = resampling
     }
 
-    public func render(
+    package func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         var source = bytes
@@ -42,7 +42,7 @@ public struct VariantRenderer: SourceRendering {
     /// soon as they are decoded (`bytes` is left empty, also when the render fails): the encodes
     /// and the scan-script choice then run without them. Their memory is freed when the caller
     /// holds no other copy.
-    public func render(
+    package func render(
         releasing bytes: inout [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         defer { bytes = [] }
@@ -187,15 +187,6 @@ extension VariantRenderer {
     }
 
     static func checkSize(width: Int, height: Int, limits: DecodeLimits) throws(RenderFailure) {
-        guard width <= limits.maxSide, height <= limits.maxSide else {
-            throw RenderFailure(
-                "\(width)x\(height) has a side over the limit of \(limits.maxSide) pixels (limits.maxSide); refused before decoding"
-            )
-        }
-        guard width * height <= limits.maxPixels else {
-            throw RenderFailure(
-                "\(width)x\(height) is \(width * height) pixels, over the limit of \(limits.maxPixels) (limits.maxPixels); refused before decoding"
-            )
-        }
+        if let problem = limits.sizeProblem(width: width, height: height) { throw RenderFailure(problem) }
     }
 }
