@@ -67,9 +67,8 @@ package struct VariantRenderer: SourceRendering {
             // Each variant is resized from the decoded picture itself, never from a smaller
             // variant: an 8-bit picture between two resizes clips the ringing of Lanczos3 around
             // hard edges at black and white, and the second resize turns what was clipped into
-            // grey (small text lost 2 dB against vipsthumbnail). It costs about 60 ms of CPU per
-            // camera photo more than the chain 2560 -> 640 -> 160, which libvips cannot vectorise
-            // away; the camera photos' small_thumb gains 0.1 dB. Largest first, so that the
+            // grey. What that costs and gains against the chain 2560 -> 640 -> 160 is in
+            // docs/BENCHMARKS.md, "Choosing the resampling". Largest first, so that the
             // placeholder comes from the smallest picture.
             // Every picture is made and encoded as far as it needs pixels, and released, before
             // any script is chosen: the choice works on coefficients alone, so a worker never
