@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Reference SSIM values for Tests/LadderCoreTests/ImageQualityTests.swift, from scikit-image.
 
+Also the colour measure of what the screen shows (ScreenQuality): SSIM of the Y, Cb and Cr
+planes weighted 0.8, 0.1 and 0.1 (Wang, Lu and Bovik, "Video quality assessment based on
+structural distortion measurement", Signal Processing: Image Communication 19(2), 2004), each
+plane's SSIM from scikit-image as below.
+
 The test planes are generated here exactly as the Swift test generates them (integer arithmetic
 and a xorshift32 noise source), and compared with scikit-image's structural_similarity set up as
 Wang et al. 2004 define SSIM: an 11x11 Gaussian window with sigma 1.5, K1 0.01, K2 0.03, the
@@ -75,14 +80,32 @@ CASES = [
 ]
 
 
+# Three planes each (Y, Cb, Cr), picture and reference, named by the plane cases above.
+COLOR_CASES = [
+    ("gradient luma, texture chroma", 64, 48, ["noisy gradient", "quantized texture", "blurred texture"]),
+    ("chroma shifted", 50, 40, ["brighter gradient", "inverted texture", "brighter gradient"]),
+    ("luma exact, chroma noisy", 80, 60, ["quantized texture", "noisy gradient", "noisy gradient"]),
+]
+WEIGHTS = [0.8, 0.1, 0.1]
+
+
+def ssim(picture, reference):
+    return structural_similarity(
+        picture.astype(np.float64), reference.astype(np.float64), gaussian_weights=True, sigma=1.5,
+        use_sample_covariance=False, data_range=255, K1=0.01, K2=0.03)
+
+
 def main():
     print(f"// scikit-image {skimage.__version__}, numpy {np.__version__}")
     for name, w, h, make_picture, make_reference in CASES:
-        picture = make_picture(w, h).astype(np.float64)
-        reference = make_reference(w, h).astype(np.float64)
-        value = structural_similarity(
-            picture, reference, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
-            data_range=255, K1=0.01, K2=0.03)
+        value = ssim(make_picture(w, h), make_reference(w, h))
+        print(f'("{name}", {w}, {h}, {value:.12f}),')
+    print("// colour: 0.8 SSIM(Y) + 0.1 SSIM(Cb) + 0.1 SSIM(Cr)")
+    by_name = {case[0]: case for case in CASES}
+    for name, w, h, planes in COLOR_CASES:
+        value = sum(
+            weight * ssim(by_name[plane][3](w, h), by_name[plane][4](w, h))
+            for weight, plane in zip(WEIGHTS, planes))
         print(f'("{name}", {w}, {h}, {value:.12f}),')
 
 

@@ -15,7 +15,7 @@ final class ReplayCache: @unchecked Sendable {
     // @unchecked: `used` is guarded by its lock; the rest is immutable.
 
     /// Bump when what a replay measures changes, so that older entries are not reused.
-    static let revision = 1
+    static let revision = 2
 
     /// What is cached for one image: its replay report and the rungs of its ladder timeline.
     struct Entry: Codable, Equatable {

@@ -335,7 +335,7 @@ package struct Verifier: Sendable {
         var replayOptions = ProgressiveReplay.Options(
             chunkBytes: options.chunkBytes ?? configuration.replay.chunkBytes,
             firstPaintBudget: configuration.replay.firstPaintBudget,
-            expectedScans: full.entry.scans)
+            expectedScans: full.entry.scans, displayWidth: configuration.replay.displayWidth)
         replayOptions.maximumScans = min(configuration.limits.maxScans, ScanScript.maximumScans)
         replayOptions.maximumPixels = min(configuration.limits.maxPixels, full.recipe.maxWidth * full.recipe.maxHeight)
         let cacheKey = ReplayCache.key(
@@ -344,6 +344,7 @@ package struct Verifier: Sendable {
                 "chunk \(replayOptions.chunkBytes)", "first-paint \(replayOptions.firstPaintBudget)",
                 "scans \(replayOptions.expectedScans.map(String.init) ?? "-")",
                 "maximum \(replayOptions.maximumScans) \(replayOptions.maximumPixels)", "quality \(options.replay)",
+                "view \(configuration.replay.displayWidth) after \(configuration.replay.firstRung ?? "nothing")",
             ])
         let replayed: ReplayCache.Entry
         if let cached = cache?.entry(for: cacheKey) {
@@ -411,8 +412,12 @@ package struct Verifier: Sendable {
         // final picture; against a decode of the file as it is when the replay has none.
         let lower = ordered.prefix { $0.entry.path != full.entry.path }
         let measuresRungs = options.replay
+        // The rung an app shows before the full-size one, on screen until a scan beats it.
+        let firstRung = lower.first { $0.recipe.name == configuration.replay.firstRung }.map {
+            (name: $0.recipe.name, bytes: $0.bytes)
+        }
         let replayed = ProgressiveReplay(options: replayOptions).replayKeepingFinal(
-            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect
+            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect, firstRung: firstRung
         ) { size in
             measuresRungs ? lower.map { Self.luma(of: $0.bytes, scaledTo: size) } : []
         }
