@@ -36,7 +36,7 @@ public struct Rendering: Sendable {
 public enum Ladder {
     static let commands: [any LadderCommand.Type] = [
         InitCommand.self, CheckCommand.self, BuildCommand.self, VerifyCommand.self, ReplayCommand.self,
-        MergeCommand.self,
+        MergeCommand.self, HTMLCommand.self,
     ]
 
     /// Commands for ladder's own scripts, left out of --help.
