@@ -219,8 +219,9 @@ export function catalogFor(base, manifestName = defaultManifestName) {
 // MARK: - Rungs
 
 /**
- * An entry's rungs, smallest first (by pixels, then by name, as ladder's Swift resolver orders
- * them). Each rung lists its files in the order a page prefers them: the `formats` siblings that
+ * An entry's rungs, smallest first: by pixels, then by bytes (of two rungs of one size, as when a
+ * source is smaller than both boxes, the lighter file comes first and is the one chosen), then by
+ * name. Each rung lists its files in the order a page prefers them: the `formats` siblings that
  * are smaller than the JPEG, smallest first, then the JPEG, which every browser decodes.
  * @param {object} entry an index or manifest entry
  * @param {string} folder the manifest's folder URL
@@ -248,12 +249,16 @@ export function rungsOf(entry, folder, allowed) {
       name,
       width: variant.width,
       height: variant.height,
+      bytes: Number.isFinite(variant.bytes) ? variant.bytes : Infinity,
       progressive: variant.progressive === true,
       scanEnds: Array.isArray(variant.scanEnds) ? variant.scanEnds : null,
       files,
     });
   }
-  rungs.sort((a, b) => a.width * a.height - b.width * b.height || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  rungs.sort(
+    (a, b) =>
+      a.width * a.height - b.width * b.height || a.bytes - b.bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   return rungs;
 }
 

@@ -93,11 +93,12 @@ package struct StaticMarkup: Sendable {
         return image
     }
 
-    /// The variants of an entry, smallest first (by pixels, then by name), as the clients order
-    /// them.
+    /// The variants of an entry, smallest first: by pixels, then by bytes (of two rungs of one
+    /// size, as when a source is smaller than both boxes, the lighter file), then by name.
     static func rungs(of entry: Manifest.ImageEntry) -> [(String, Manifest.VariantEntry)] {
         entry.variants.sorted {
-            ($0.value.width * $0.value.height, $0.key) < ($1.value.width * $1.value.height, $1.key)
+            ($0.value.width * $0.value.height, $0.value.bytes, $0.key)
+                < ($1.value.width * $1.value.height, $1.value.bytes, $1.key)
         }
     }
 
@@ -141,11 +142,15 @@ package struct StaticMarkup: Sendable {
         return encoded.hasSuffix("/") ? encoded : encoded + "/"
     }
 
-    /// A `srcset` value: each URL with its width descriptor. Commas in a URL would split the
-    /// list, so they are percent-encoded (a URL's meaning does not change).
+    /// A `srcset` value: each URL with its width descriptor, the first of each width only (a
+    /// width given twice makes the list invalid). Commas in a URL would split the list, so they
+    /// are percent-encoded (a URL's meaning does not change).
     static func srcset(_ candidates: [(url: String, width: Int)]) -> String {
-        candidates.map { $0.url.replacingOccurrences(of: ",", with: "%2C") + " \($0.width)w" }
-            .joined(separator: ", ")
+        var widths = Set<Int>()
+        return candidates.filter { widths.insert($0.width).inserted }.map {
+            $0.url.replacingOccurrences(of: ",", with: "%2C") + " \($0.width)w"
+        }
+        .joined(separator: ", ")
     }
 
     /// The markup: an `<img>`, inside a `<picture>` when there are siblings.

@@ -7,6 +7,7 @@ when CI=true: scripts/bootstrap installs everything they need.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -130,6 +131,64 @@ def grid_build(ladder, tmp_path_factory) -> Build:
 def formats_folder(tmp_path_factory) -> Path:
     """Where the formats test publishes its copy of the main build with siblings."""
     return tmp_path_factory.mktemp("formats")
+
+
+# Which siblings each source gets.
+SIBLINGS = {
+    "photos/photo-0.png": ["webp", "avif", "jxl"],
+    "photos/photo-1.png": ["webp"],
+    "photos/photo-2.png": ["jxl"],
+    "photos/photo-3.png": ["avif"],
+}
+RUNGS = ["small_thumb", "large_thumb", "full"]
+
+
+def encode(format: str, jpeg: Path, out: Path):
+    commands = {
+        "webp": ["cwebp", "-quiet", "-q", "70", str(jpeg), "-o", str(out)],
+        "avif": ["avifenc", "-s", "8", "--min", "24", "--max", "40", str(jpeg), str(out)],
+        # Lossless recompression of the JPEG rung, as ladder's own jxl siblings are.
+        "jxl": ["cjxl", "--quiet", str(jpeg), str(out)],
+    }
+    result = subprocess.run(commands[format], capture_output=True, text=True)
+    assert result.returncode == 0, f"{commands[format][0]}: {result.stderr}"
+
+
+@pytest.fixture(scope="session")
+def formats_build(main_build, formats_folder) -> dict:
+    """A copy of the main build's output with format siblings made by cwebp, avifenc and cjxl,
+    added to its manifest and index in the shape ../shared/docs/CONTRACT.md gives; returns the
+    rewritten manifest."""
+    for tool in ["cwebp", "avifenc", "cjxl"]:
+        require(shutil.which(tool), f"{tool} is not installed (Debian's webp, libavif-bin, libjxl-tools)")
+    shutil.rmtree(formats_folder)
+    shutil.copytree(main_build.output, formats_folder)
+    manifest = json.loads((formats_folder / "manifest.json").read_text())
+    layout = json.loads((formats_folder / "index" / "layout.json").read_text())
+    for source, formats in SIBLINGS.items():
+        sha1 = main_build.sha1(source)
+        entry = manifest["images"][sha1]
+        for rung in RUNGS:
+            variant = entry["variants"][rung]
+            jpeg = formats_folder / variant["path"]
+            variant["formats"] = {}
+            for format in formats:
+                path = variant["path"].removesuffix(".jpg") + "." + format
+                encode(format, jpeg, formats_folder / path)
+                data = (formats_folder / path).read_bytes()
+                assert len(data) < variant["bytes"], f"the {format} of {source}'s {rung} is not smaller than its JPEG"
+                variant["formats"][format] = {
+                    "path": path,
+                    "bytes": len(data),
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                }
+        prefix_file = formats_folder / "index" / f"{sha1[: layout['prefixLength']]}.json"
+        index = json.loads(prefix_file.read_text())
+        for rung in RUNGS:
+            index["images"][sha1]["variants"][rung]["formats"] = entry["variants"][rung]["formats"]
+        prefix_file.write_text(json.dumps(index, sort_keys=True, separators=(",", ":")) + "\n")
+    (formats_folder / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    return manifest
 
 
 @pytest.fixture(scope="session")

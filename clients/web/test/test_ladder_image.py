@@ -3,16 +3,13 @@ what it shows first, which rungs it requests and in what order, when it loads, a
 
 from __future__ import annotations
 
-import re
+import io
 
 import numpy as np
 import pytest
 from PIL import Image
-import io
 
-from conftest import GRID_IMAGES, events, wait_for_rung
-
-RUNGS = ["small_thumb", "large_thumb", "full"]
+from conftest import GRID_IMAGES, RUNGS, events, wait_for_rung
 
 
 def rung_paths(build, source: str) -> dict[str, str]:
