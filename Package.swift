@@ -16,8 +16,6 @@ let package = Package(
         .library(name: "LadderManifest", targets: ["LadderManifest"]),
         // What apps link to load an image's placeholder and variants; Foundation only.
         .library(name: "LadderClient", targets: ["LadderClient"]),
-        // The pipeline itself, for the fuzz targets in Fuzz/ (a package of their own).
-        .library(name: "LadderCore", targets: ["LadderCore"]),
     ],
     targets: [
         // MARK: - C libraries, found through pkg-config
@@ -68,24 +66,21 @@ let package = Package(
 
         // MARK: - Tests
 
-        .target(
-            name: "LadderTestSupport", dependencies: ["LadderImaging", "LadderCore"],
-            path: "Tests/LadderTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "LadderManifestTests", dependencies: ["LadderManifest"],
             exclude: ["References/make-thumbhash-references.py"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderClientTests", dependencies: ["LadderClient", "LadderCore", "LadderTestSupport"],
+            name: "LadderClientTests", dependencies: ["LadderClient", "LadderCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderImagingTests", dependencies: ["LadderImaging", "LadderTestSupport"],
+            name: "LadderImagingTests", dependencies: ["LadderImaging", "LadderCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderCoreTests", dependencies: ["LadderCore", "LadderTestSupport"],
+            name: "LadderCoreTests", dependencies: ["LadderCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderCLITests", dependencies: ["LadderCLI", "LadderTestSupport"],
+            name: "LadderCLITests", dependencies: ["LadderCLI", "LadderCore"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -15,7 +15,7 @@ extension Image {
     ///   - header: the file's header, read beforehand; it decides the color conversion.
     ///   - box: the largest size wanted; the result fits inside it.
     ///   - strictness: which decoder complaints refuse the file.
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], header: ImageHeader, fitting box: PixelSize, background: RGBColor,
         strictness: DecodeStrictness
     ) throws(ImagingError) -> (image: Image, isTransparent: Bool) {
@@ -31,7 +31,7 @@ extension Image {
     /// the decode to fix the size would cost a second pass over the picture.
     ///
     /// - Parameter size: at most the image's upright size on each side (never an upscale).
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], header: ImageHeader, to size: PixelSize, background: RGBColor,
         strictness: DecodeStrictness
     ) throws(ImagingError) -> (image: Image, isTransparent: Bool) {

@@ -4,31 +4,31 @@ internal import CLadder
 /// incremental image source is: after each step it can render the picture as it stands.
 ///
 /// Not `Sendable`: one replay belongs to the function that runs it.
-public final class JPEGReplayDecoder {
+package final class JPEGReplayDecoder {
     /// Where the decoder stands after `advance(to:)`. `width` and `height` are those of the pictures
     /// it renders.
-    public struct State: Sendable, Equatable {
-        public var headerReady: Bool
-        public var width: Int
-        public var height: Int
-        public var components: Int
-        public var colorModel: DecodedPixels.ColorModel
-        public var isProgressive: Bool
+    package struct State: Sendable, Equatable {
+        package var headerReady: Bool
+        package var width: Int
+        package var height: Int
+        package var components: Int
+        package var colorModel: DecodedPixels.ColorModel
+        package var isProgressive: Bool
         /// Scans whose data libjpeg has wholly absorbed.
-        public var scansCompleted: Int
+        package var scansCompleted: Int
         /// The scan libjpeg is reading (1-based; 0 before the first).
-        public var inputScan: Int
+        package var inputScan: Int
         /// True once every component has its DC coefficients: the first moment a browser paints.
-        public var allDCReceived: Bool
+        package var allDCReceived: Bool
         /// True once the end-of-image marker has been read.
-        public var inputComplete: Bool
+        package var inputComplete: Bool
         /// Corrupt-data warnings libjpeg raised so far.
-        public var warnings: Int
+        package var warnings: Int
     }
 
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     private let handle: OpaquePointer
-    public private(set) var state = State(
+    package private(set) var state = State(
         headerReady: false, width: 0, height: 0, components: 0, colorModel: .rgb, isProgressive: false,
         scansCompleted: 0, inputScan: 0,
         allDCReceived: false, inputComplete: false, warnings: 0)
@@ -40,7 +40,7 @@ public final class JPEGReplayDecoder {
     /// render whole. With `scaleEighths` below 8, pictures render at that many eighths of the
     /// file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
     /// measuring.
-    public init(
+    package init(
         _ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8
     )
         throws(ImagingError)
@@ -62,7 +62,7 @@ public final class JPEGReplayDecoder {
 
     /// The largest scale in eighths (1 to 8) at which libjpeg renders a `width` x `height`
     /// picture with its long side at most `side` pixels; 1 when even an eighth is larger.
-    public static func scaleEighths(fitting side: Int, width: Int, height: Int) -> Int {
+    package static func scaleEighths(fitting side: Int, width: Int, height: Int) -> Int {
         let long = max(width, height)
         return (1...8).last { (long * $0 + 7) / 8 <= side } ?? 1
     }
@@ -73,11 +73,11 @@ public final class JPEGReplayDecoder {
     }
 
     /// The file's length.
-    public var length: Int { bytes.count }
+    package var length: Int { bytes.count }
 
     /// Makes the first `available` bytes visible and lets libjpeg absorb what it can.
     @discardableResult
-    public func advance(to available: Int) throws(ImagingError) -> State {
+    package func advance(to available: Int) throws(ImagingError) -> State {
         var raw = ladder_replay_state()
         var message = [CChar](repeating: 0, count: 256)
         let status = ladder_replay_advance(handle, available, &raw, &message, message.count)
@@ -96,7 +96,7 @@ public final class JPEGReplayDecoder {
 
     /// The picture as it stands once scan `scan` is complete, with block smoothing as browsers do.
     /// libjpeg must have moved past the scan (`inputScan > scan`, or the input is complete).
-    public func render(scan: Int) throws(ImagingError) -> DecodedPixels {
+    package func render(scan: Int) throws(ImagingError) -> DecodedPixels {
         guard state.headerReady else {
             throw ImagingError(operation: "render", path: nil, reason: "the header has not arrived")
         }
@@ -117,5 +117,5 @@ public final class JPEGReplayDecoder {
     }
 
     /// The text of libjpeg's last warning ("Corrupt JPEG data: ..."), or "".
-    public var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
+    package var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
 }

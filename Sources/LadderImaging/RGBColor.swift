@@ -1,19 +1,19 @@
 /// An 8-bit sRGB color, used as the background that transparent pixels are flattened onto.
-public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
+package struct RGBColor: Hashable, Sendable, CustomStringConvertible {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
 
-    public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    package static let white = RGBColor(red: 255, green: 255, blue: 255)
 
     /// Parses "#rrggbb" (case-insensitive); nil for anything else.
-    public init?(hex: String) {
+    package init?(hex: String) {
         let digits = Array(hex.utf8)
         guard digits.count == 7, digits[0] == UInt8(ascii: "#"),
             let value = UInt32(String(hex.dropFirst()), radix: 16)
@@ -22,12 +22,12 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The gray level of this color (Rec. 601 weights, as libvips uses for sRGB to B_W).
-    public var luma: Double {
+    package var luma: Double {
         (0.299 * Double(red) + 0.587 * Double(green) + 0.114 * Double(blue)).rounded()
     }
 
     /// "#rrggbb", lower case.
-    public var description: String {
+    package var description: String {
         func hex(_ value: UInt8) -> String {
             let text = String(value, radix: 16)
             return value < 16 ? "0" + text : text

@@ -3,7 +3,6 @@ import LadderCLI
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// `ladder html`: the static markup of a build's images, checked against the manifest the build

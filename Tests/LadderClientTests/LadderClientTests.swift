@@ -1,7 +1,6 @@
 import Foundation
 import LadderClient
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// The client against a real HTTP server on 127.0.0.1 serving a folder that a build wrote.

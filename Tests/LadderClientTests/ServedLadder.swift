@@ -2,7 +2,6 @@ import Foundation
 import LadderClient
 import LadderCore
 import LadderManifest
-import LadderTestSupport
 
 /// A ladder that `ladder build` (the Builder, in this process) made from generated photos,
 /// served by a fresh loopback server for each test.

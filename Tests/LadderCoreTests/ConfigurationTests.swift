@@ -1,7 +1,6 @@
 import Foundation
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 @Suite("pipeline.json")

@@ -1,7 +1,6 @@
 import Foundation
 import LadderCore
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// The manifest's placeholder, averageColor and hasAlpha, and the index files beside it.

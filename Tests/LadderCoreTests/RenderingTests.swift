@@ -1,14 +1,13 @@
 import Foundation
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 /// What a user sees in the variants: upright pixels, sRGB, flattened alpha, no private metadata,
 /// exact scans.
 @Suite("Rendering")
 struct RenderingTests {
-    static let variants = PipelineConfiguration.defaultVariants
+    static let variants = Defaults.variants
     static let settings = RenderSettings(background: .white, keep: [])
 
     init() { TestImages.start() }

@@ -1,6 +1,5 @@
 import Foundation
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 @Suite("Imaging")

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import LadderImaging
 
 extension PipelineConfiguration {
@@ -12,7 +12,7 @@ extension PipelineConfiguration {
     /// path of the offending value, before any work is done.
     ///
     /// - Parameter path: the configuration file, absolute or relative to the working directory.
-    public static func load(from path: String) throws(ConfigurationError) -> PipelineConfiguration {
+    package static func load(from path: String) throws(ConfigurationError) -> PipelineConfiguration {
         let absolute = FilePath.join(FileManager.default.currentDirectoryPath, path)
         let data: Data
         do {
@@ -27,7 +27,7 @@ extension PipelineConfiguration {
     }
 
     /// Parses and validates configuration JSON whose relative paths are relative to `baseDirectory`.
-    public static func parse(
+    package static func parse(
         _ data: Data, file: String, baseDirectory: String
     ) throws(ConfigurationError) -> PipelineConfiguration {
         let document: JSONValue
@@ -59,7 +59,7 @@ extension PipelineConfiguration {
             include = .imageExtensions
         }
         let exclude = try globs(reader.stringArray("exclude", default: []), reader, "exclude")
-        let output = try reader.string("output", default: defaultOutput)
+        let output = try reader.string("output", default: Defaults.output)
         let manifest = try reader.string("manifest", default: defaultManifest(output: output))
         var variants = try readVariants(&reader)
         let backgroundText = try reader.string("background", default: RGBColor.white.description)
@@ -116,7 +116,7 @@ extension PipelineConfiguration {
 
     private static func readVariants(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> [VariantRecipe]
     {
-        guard var variantsReader = try reader.reader("variants") else { return defaultVariants }
+        guard var variantsReader = try reader.reader("variants") else { return Defaults.variants }
         guard !variantsReader.keys.isEmpty else { throw reader.error("variants", "expected at least one variant") }
         var recipes: [VariantRecipe] = []
         for name in variantsReader.keys {
@@ -139,7 +139,7 @@ extension PipelineConfiguration {
         name: String, _ reader: inout ConfigurationReader
     ) throws(ConfigurationError) -> VariantRecipe {
         // A variant named like a default one inherits what it leaves out from it.
-        let base = defaultVariants.first { $0.name == name }
+        let base = Defaults.variants.first { $0.name == name }
         let maxWidth = try reader.integer("maxWidth", in: 1...65500, default: base?.maxWidth)
         let maxHeight = try reader.integer("maxHeight", in: 1...65500, default: base?.maxHeight)
         let quality = try reader.integer("quality", in: 1...100, default: base?.quality ?? 85)

@@ -194,7 +194,7 @@ package struct PublishedImage: Sendable, Encodable, Equatable {
         package var srcset: String
     }
 
-    package struct Placeholder: Sendable, Encodable, Equatable {
+    package struct PlaceholderPaint: Sendable, Encodable, Equatable {
         /// The average colour, `#rrggbb`.
         package var color: String?
         /// The ThumbHash as a PNG data URL.
@@ -212,7 +212,7 @@ package struct PublishedImage: Sendable, Encodable, Equatable {
     package var sizes: String
     /// The `<source>`s before the `<img>`, empty when the build wrote no siblings.
     package var picture: [Source]
-    package var placeholder: Placeholder
+    package var placeholder: PlaceholderPaint
     /// The CSS that paints the placeholder (a `background`), empty when there is none.
     package var style: String
     /// Smallest first.
