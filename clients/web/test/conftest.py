@@ -196,6 +196,8 @@ def server(main_build, grid_build, formats_folder):
     server = LadderServer(
         {
             "/client/": REPO / "clients" / "web",
+            # The example page imports the client by its place in the repository.
+            "/clients/web/": REPO / "clients" / "web",
             "/examples/": REPO / "examples",
             "/variants/": main_build.output,
             "/grid/": grid_build.output,
@@ -262,8 +264,13 @@ class Pages:
         self.user_agent: str | None = None
 
     def open(self, body: str, dpr: float = 1, viewport=(1100, 900), head: str = PAGE_HEAD, path=None):
+        """Serves `head` + `body` as a page and opens it."""
         self.count += 1
         url = self.server.page(path or f"/pages/{self.count}.html", head + body)
+        return self.visit(url, dpr, viewport)
+
+    def visit(self, url: str, dpr: float = 1, viewport=(1100, 900)):
+        """Opens `url` in a fresh context."""
         context = self.browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             device_scale_factor=dpr,

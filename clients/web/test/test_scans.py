@@ -60,7 +60,7 @@ class Held:
         the rows the browser has drawn), with every score."""
         rows = self.height if k == len(frames) - 1 else self.height - UNFINISHED_ROWS
         shot = self.screenshots[k][:rows]
-        scores = {j: round(psnr(shot, frames[j][:rows]), 2) for j in (k - 1, k, k + 1) if 0 <= j < len(frames)}
+        scores = {j: round(float(psnr(shot, frames[j][:rows])), 2) for j in (k - 1, k, k + 1) if 0 <= j < len(frames)}
         return max(scores, key=scores.get), scores
 
 
@@ -119,7 +119,11 @@ def hold_at_each_scan_end(pages, server, main_build) -> Held:
     server.release(path)
     # The rung's event came only once the whole file was there.
     assert [e for e in page.evaluate("window.ladderEvents") if e["rung"] == "full"]
-    return Held(screenshots, replay_frames, decoder_frames, height)
+    held = Held(screenshots, replay_frames, decoder_frames, height)
+    for k, end in enumerate(scan_ends):
+        # PSNR (dB) of the page at this scan end against scans k-1, k, k+1 (counted from 0).
+        print(f"scanEnds[{k}] = {end}: djpeg {held.closest(k, decoder_frames)[1]}, replay {held.closest(k, replay_frames)[1]}")
+    return held
 
 
 def test_each_scan_end_shows_that_scan(held):
