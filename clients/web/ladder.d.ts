@@ -142,3 +142,23 @@ export class LadderView {
 
 /** An element as a console message names it: its tag and identifying attributes. */
 export function describeElement(element: Element): string;
+
+/**
+ * Reads a view's options as given (attribute values or props), with what is wrong with them;
+ * `options` is null when the image cannot be shown (no usable `base`, `sha1` or `source`).
+ */
+export function readOptions(given: Partial<Record<keyof LadderOptions, unknown>>): {
+  options: {
+    base: string;
+    sha1: string | null;
+    source: string | null;
+    manifest: string;
+    alt: string | null;
+    fit: LadderFit;
+    formats: Set<string> | null;
+    loading: "lazy" | "eager";
+    width: number | null;
+    height: number | null;
+  } | null;
+  problems: Array<{ name: string; message: string }>;
+};

@@ -388,8 +388,18 @@ export function readOptions(given) {
 
 // MARK: - The view
 
-/** URLs that a view on this page has shown: the browser has them, so a view starts from them. */
+/**
+ * URLs that a view on this page has shown: the browser has them, so a view starts from them. The
+ * most recent few thousand, as a browser's memory cache holds no more.
+ */
 const shownURLs = new Set();
+const shownURLsKept = 4096;
+
+function rememberShown(url) {
+  shownURLs.delete(url);
+  shownURLs.add(url);
+  if (shownURLs.size > shownURLsKept) shownURLs.delete(shownURLs.values().next().value);
+}
 
 let intersection = null;
 let resize = null;
@@ -506,7 +516,7 @@ export class LadderView {
     measuredViews.add(this);
     observeNear(this);
     observeSize(this);
-    if (this.options && !this.entry) this.resolve();
+    if (this.options && !this.entry && !this.resolving) this.resolve();
     else this.pump();
   }
 
@@ -534,6 +544,7 @@ export class LadderView {
   /** Forgets the image: aborts every download and removes every picture. */
   reset() {
     this.generation++;
+    this.resolving = false;
     for (const index of [...this.loads.keys()]) this.abort(index);
     for (const layer of this.layers.values()) layer.remove();
     this.layers.clear();
@@ -551,6 +562,7 @@ export class LadderView {
 
   async resolve() {
     const generation = this.generation;
+    this.resolving = true;
     const { base, manifest, sha1, source } = this.options;
     const catalog = catalogFor(base, manifest);
     let entry;
@@ -564,6 +576,7 @@ export class LadderView {
       }
     } catch (error) {
       if (generation !== this.generation) return;
+      this.resolving = false;
       this.report(sha1 ? "sha1" : "source", `cannot be shown: ${error.message}`);
       this.host.dispatchEvent(
         new CustomEvent("ladder-error", { bubbles: true, composed: true, detail: { message: error.message } }),
@@ -571,6 +584,7 @@ export class LadderView {
       return;
     }
     if (generation !== this.generation) return;
+    this.resolving = false;
     this.entry = entry;
     this.key = key;
     this.rungs = rungsOf(entry, catalog.folder, this.options.formats);
@@ -774,7 +788,7 @@ export class LadderView {
     this.shown = index;
     const rung = this.rungs[index];
     this.rung = rung.name;
-    shownURLs.add(file.url);
+    rememberShown(file.url);
     this.dispatch({ rung: rung.name, format: file.format, url: file.url, width: rung.width, height: rung.height });
   }
 

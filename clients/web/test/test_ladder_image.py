@@ -300,3 +300,22 @@ def test_show_ladder_gives_a_framework_the_same_behaviour(pages, server, main_bu
     assert box["height"] == pytest.approx(400 * 900 / 1200, abs=0.5)
     page.evaluate("window.handle.destroy()")
     assert page.evaluate("document.getElementById('box').querySelectorAll('img, canvas').length") == 0
+
+
+def test_an_element_moved_while_it_loads_shows_one_picture(pages, server, main_build):
+    sha1 = main_build.sha1("photos/photo-5.png")
+    page = pages.open('<div id="first"></div><div id="second"></div>')
+    page.evaluate(
+        """(sha1) => {
+          const element = document.createElement("ladder-image");
+          element.id = "a"; element.setAttribute("base", "/variants/"); element.setAttribute("sha1", sha1);
+          document.getElementById("first").append(element);
+          // Moved before its index entry has arrived: disconnected and connected again.
+          document.getElementById("second").append(element);
+        }""",
+        sha1,
+    )
+    wait_for_rung(page, "a", "small_thumb")
+    assert [e["rung"] for e in events(page, "a")] == ["placeholder", "small_thumb"]
+    pictures = page.evaluate("document.querySelector('#a').shadowRoot.querySelectorAll('img, canvas').length")
+    assert pictures == 1
