@@ -74,7 +74,7 @@ package struct StaticMarkup: Sendable {
             }
             sources.append(.init(type: type, srcset: Self.srcset(candidates)))
         }
-        let color = entry.averageColor.flatMap(RGBColor.init(hex:))?.description
+        let color = entry.averageColor.flatMap(RGBColor.init)?.description
         var placeholderImage: String?
         if settings.placeholder == .image, let text = entry.placeholder, let hash = ThumbHash(base64: text) {
             placeholderImage = PlaceholderPicture.pngDataURL(of: hash)
