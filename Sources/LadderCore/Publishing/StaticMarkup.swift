@@ -1,5 +1,4 @@
 import Foundation
-import LadderImaging
 package import LadderManifest
 
 /// Static markup for an image of a build, for pages that load no script: an `<img>` whose
