@@ -848,7 +848,10 @@ export function showLadder(container, options) {
     if (listener) container.addEventListener("ladder-rung", listener);
   };
   const style = container.style;
-  if (getComputedStyle(container).position === "static") style.position = "relative";
+  // The pictures are stacked inside the container, and their order stays its own.
+  const position = getComputedStyle(container).position;
+  if (!position || position === "static") style.position = "relative";
+  if (!style.isolation) style.isolation = "isolate";
   style.overflow = "hidden";
   if (!style.aspectRatio) style.aspectRatio = "var(--ladder-aspect-ratio, auto)";
   if (!style.backgroundColor) style.backgroundColor = "var(--ladder-background, transparent)";
