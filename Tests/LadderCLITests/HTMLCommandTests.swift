@@ -118,6 +118,9 @@ struct HTMLCommandTests {
             let img = try #require(Self.attributes(of: "img", in: line)?.first)
             #expect(img["alt"] == alt)
             #expect(img["class"] == #"" onload="alert(1)"#)
+            // 200 x 150 sources make large_thumb and full of one size: srcset names each width once.
+            let widths = (img["srcset"] ?? "").split(separator: ", ").map { $0.split(separator: " ").last ?? "" }
+            #expect(widths == ["160w", "200w"], "\(img["srcset"] ?? "")")
             for candidate in (img["srcset"] ?? "").split(separator: ", ") {
                 let url = try #require(URL(string: String(candidate.split(separator: " ")[0])), "\(candidate)")
                 #expect(url.host == "cdn.example.com" && url.path.hasPrefix("/a b/\"q\"<x>,y/"))
