@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Takes docs/web-example.png: examples/web/index.html over the build of the sample photos, caught
+"""Takes docs/web-example.jpg: examples/web/index.html over the build of the sample photos, caught
 while it loads. Some rungs are held back by the server, so that the picture shows each stage:
 placeholders, small thumbnails, and large ones, each with the badge the page sets from the
 element's `ladder-rung` events.
@@ -56,11 +56,9 @@ def main():
             browser.close()
     finally:
         server.stop()
-    # A palette of 256 colours keeps the file small; the pictures are photos seen small.
-    shot.convert("RGB").quantize(256, dither=Image.Dither.FLOYDSTEINBERG).save(
-        REPO / "docs" / "web-example.png", optimize=True
-    )
-    print(f"wrote {REPO / 'docs' / 'web-example.png'}")
+    # A JPEG of high quality keeps the file small without the banding a palette gives photos.
+    shot.convert("RGB").save(REPO / "docs" / "web-example.jpg", quality=90, optimize=True)
+    print(f"wrote {REPO / 'docs' / 'web-example.jpg'}")
 
 
 if __name__ == "__main__":
