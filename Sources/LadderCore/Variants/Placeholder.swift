@@ -56,13 +56,13 @@ package struct Placeholder: Sendable, Equatable, Codable {
 
     /// The mean of the gamma-encoded samples, rounded: what the manifest calls the average
     /// colour, and what ThumbHash's own DC terms approximate.
-    package static func mean(of picture: ThumbHash.Picture) -> HexColor {
+    package static func mean(of picture: ThumbHash.Picture) -> RGBColor {
         var sums = [0, 0, 0]
         let count = picture.width * picture.height
         for i in 0..<count {
             for channel in 0..<3 { sums[channel] += Int(picture.rgba[i * 4 + channel]) }
         }
         let mean = sums.map { UInt8((Double($0) / Double(max(1, count))).rounded()) }
-        return HexColor(red: mean[0], green: mean[1], blue: mean[2])
+        return RGBColor(red: mean[0], green: mean[1], blue: mean[2])
     }
 }
