@@ -5,7 +5,7 @@ import LadderManifest
 import Testing
 
 /// Real camera and odd-format files from ../shared/corpus, when it is there.
-@Suite("Corpus", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)), .serialized)
+@Suite("Corpus", .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)), .serialized)
 struct CorpusTests {
     /// Builds the four corpus folders once for the whole suite.
     static let build: (folder: TemporaryDirectory, status: Int32, manifest: Manifest)? = {
@@ -21,6 +21,7 @@ struct CorpusTests {
     }()
 
     static func built() throws -> (folder: TemporaryDirectory, status: Int32, manifest: Manifest) {
+        _ = try Corpus.required()
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         return try #require(build)
     }
@@ -118,17 +119,18 @@ struct CorpusTests {
 }
 
 /// `ladder replay` over the corpus's real JPEGs, when the corpus is there.
-@Suite("Corpus replay", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+@Suite("Corpus replay", .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)))
 struct CorpusReplayTests {
-    static var jpegs: [String] {
-        ["formats", "exif", "orientation", "photos"].flatMap { Corpus.files(in: $0) }
+    static func jpegs() throws -> [String] {
+        _ = try Corpus.required()
+        return ["formats", "exif", "orientation", "photos"].flatMap { Corpus.files(in: $0) }
             .filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }
     }
 
     @Test("every progressive JPEG gives its scans at rising offsets, ending identical to a one-shot decode")
     func progressiveFiles() throws {
         var progressiveCount = 0
-        for path in Self.jpegs {
+        for path in try Self.jpegs() {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             guard let structure = try? JPEGStructure(parsing: bytes), structure.isProgressive,
                 structure.endOfImage != nil
@@ -147,10 +149,10 @@ struct CorpusReplayTests {
 
     @Test(
         "every YCbCr or grayscale JPEG's last paint is the picture djpeg decodes from the whole file",
-        .enabled(if: ExternalTools.djpeg != nil, "djpeg (libjpeg-turbo-progs) is not installed"))
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
     func finalPictureIsOneShotDecode() throws {
         var compared = 0
-        for path in Self.jpegs {
+        for path in try Self.jpegs() {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             guard let structure = try? JPEGStructure(parsing: bytes), structure.endOfImage != nil,
                 [1, 3].contains(structure.components.count)
@@ -161,7 +163,7 @@ struct CorpusReplayTests {
                 #expect(final != nil || !report.problems.isEmpty, "\(path): no final picture and no reason")
                 continue
             }
-            let oracle = try #require(try ExternalTools.djpegLuma(bytes))
+            let oracle = try ExternalTools.djpegLuma(bytes)
             #expect(final.width == oracle.width && final.height == oracle.height, "\(path)")
             #expect(final.luma() == oracle.samples, "\(path)")
             compared += 1
@@ -172,13 +174,14 @@ struct CorpusReplayTests {
     @Test("every baseline JPEG gives a single picture, once its image data is all there")
     func baselineFiles() throws {
         var baselineCount = 0
-        for path in Self.jpegs {
+        for path in try Self.jpegs() {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             guard let structure = try? JPEGStructure(parsing: bytes), !structure.isProgressive, !structure.isArithmetic,
                 structure.endOfImage != nil, structure.width * structure.height <= 4_000_000
             else { continue }
             let report = ProgressiveReplay().replay(bytes, path: path)
-            guard !report.problems.contains(where: { $0.kind == "undecodable" }) else { continue }  // 12-bit, lossless
+            // 12-bit and lossless JPEGs, which libjpeg-turbo 2.1 does not decode.
+            guard !report.problems.contains(where: { $0.kind.rawValue == "undecodable" }) else { continue }
             baselineCount += 1
             #expect(report.scans.count == 1, "\(path)")
             // Some cameras append data after the image; the picture shows at its end-of-image.
@@ -194,10 +197,11 @@ struct CorpusReplayTests {
 }
 
 /// The corpus's broken and hostile files beside good ones, built by the real executable.
-@Suite("Corpus of bad files", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+@Suite("Corpus of bad files", .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)))
 struct CorpusBadFilesTests {
     @Test("a folder mixing bad files with good photos builds the good ones, lists every bad one, and verifies")
     func badFiles() throws {
+        _ = try Corpus.required()
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         TestImages.start()
         let folder = TemporaryDirectory("ladder-bad")
@@ -207,9 +211,7 @@ struct CorpusBadFilesTests {
         }
         let bad = try #require(Corpus.path("bad"))
         try folder.write("{\"sources\": [\"good\", \"\(bad)\"]}", to: "pipeline.json")
-        let started = ContinuousClock.now
         let result = try LadderExecutable.run(["build", "--json"], in: folder.path)
-        #expect(ContinuousClock.now - started < .seconds(120), "every bomb is refused or stopped in time")
         #expect(result.status == 1)
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let failed = try #require(summary["failed"] as? [[String: String]])

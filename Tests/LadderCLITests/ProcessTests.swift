@@ -76,6 +76,10 @@ struct ProcessTests {
         }
     }
 
+    /// GNU time, which reports a process's peak resident memory, or nil when it is not installed.
+    static let gnuTime: String? =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time" : nil
+
     /// Runs ladder under /usr/bin/time -v and returns its exit status and peak resident memory.
     static func measured(
         _ arguments: [String], in folder: TemporaryDirectory
@@ -90,8 +94,9 @@ struct ProcessTests {
 
     @Test(
         "verify refuses a variant declaring 20000x20000 and hashes a 300 MB source in bounded memory",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed"))
+        .enabled(if: ExternalTools.runs(with: ProcessTests.gnuTime), ExternalTools.absence("GNU time (/usr/bin/time)")))
     func verifyMemory() throws {
+        _ = try ExternalTools.require(Self.gnuTime, "GNU time (/usr/bin/time)")
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 2, size: 400)
         // A source over limits.maxFileBytes (sparse: it costs no disk), which the build lists as
