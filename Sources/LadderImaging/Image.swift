@@ -89,9 +89,8 @@ package final class Image {
 
     /// Resizes to exactly `target` (Wraps vips_resize(); a reduction of both sides with no box
     /// shrink and a kernel other than nearest wraps vips_reduce(), which makes the same pixels
-    /// with fewer region buffers: a render worker's libvips memory at its peak, for a
-    /// 12-megapixel source, is 5.9 MB against 7.9 MB through vips_resize, as
-    /// RenderingTests.workerImagingMemory measures).
+    /// with fewer region buffers, which RenderingTests.workerImagingMemory holds a render
+    /// worker's libvips memory to; docs/BENCHMARKS.md, "Memory per job").
     package func resized(
         to target: PixelSize, with resampling: Resampling = .libvipsDefault
     ) throws(ImagingError) -> Image {

@@ -20,12 +20,18 @@ final class LadderCell: UICollectionViewCell {
         load?.cancel()
         let pixels = Int(max(bounds.width, bounds.height) * traitCollection.displayScale)
         load = Task { [imageView] in
-            for try? await event in client.load(.sha1(sha1), width: pixels, height: pixels) {
-                switch event {
-                case .placeholder(let hash, _): imageView.image = hash.picture()?.cgImage.map { UIImage(cgImage: $0) }
-                case .scans(_, let data, _), .rung(_, let data, _): imageView.image = UIImage(data: data) ?? imageView.image
-                case .failed: continue
+            do {
+                for try await event in client.load(.sha1(sha1), width: pixels, height: pixels) {
+                    switch event {
+                    case .placeholder(let hash, _):
+                        imageView.image = hash.picture()?.cgImage.map { UIImage(cgImage: $0) }
+                    case .scans(_, let data, _), .rung(_, let data, _):
+                        imageView.image = UIImage(data: data) ?? imageView.image
+                    case .failed: continue
+                    }
                 }
+            } catch {
+                // Cancelled by reuse: the next show(_:with:) starts over.
             }
         }
     }

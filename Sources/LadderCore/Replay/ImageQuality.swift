@@ -217,10 +217,9 @@ enum GaussianWindow {
     /// How many pictures one pass measures on planes `width` wide: as many as keep the ring
     /// buffers within `ringBytesPerPass`, at least one. Sharing a pass saves the reference's map
     /// for each picture after the first, but once the rows no longer stay in a core's cache
-    /// that costs more than it saves: on 2560-pixel rows, five pictures in one pass (16 maps,
-    /// 1.8 MB of rows) took about 7 % more CPU than passes of two (`ladder verify --replay` on
-    /// the 6 photos of docs/BENCHMARKS.md, one core). Small planes, as the scan script chooser
-    /// scores, still take every picture in one pass.
+    /// that costs more than it saves on 2560-pixel rows (docs/BENCHMARKS.md, "Replay and
+    /// report"). Small planes, as the scan script chooser scores, still take every picture in
+    /// one pass.
     static func picturesPerPass(width: Int) -> Int {
         let outputWidth = max(1, width - size + 1)
         let paddedWidth = (outputWidth + laneCount - 1) / laneCount * laneCount

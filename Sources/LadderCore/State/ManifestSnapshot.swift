@@ -1,7 +1,7 @@
 import LadderManifest
 
-/// The previous build's manifest in a form that reads ten times faster than its JSON, kept in
-/// the state folder and used only while the manifest file still has the bytes it was made from.
+/// The previous build's manifest in a form that reads faster than its JSON (docs/ARCHITECTURE.md,
+/// "A manifest snapshot instead of a faster JSON parser"), kept in the state folder and used only while the manifest file still has the bytes it was made from.
 ///
 /// A rebuild needs the previous manifest whole (its entries are reused for unchanged sources),
 /// and decoding tens of megabytes of JSON would dominate a build where nothing changed. The
@@ -12,7 +12,7 @@ import LadderManifest
 /// The format is one record per line, fields separated by tabs, with `\\`, `\t` and `\n`
 /// escaped in text and `\-` standing for an absent optional value:
 ///
-///     ladder-manifest-snapshot 1 <sha1 of manifest.json>
+///     ladder-manifest-snapshot 2 <sha1 of manifest.json>
 ///     version <n>
 ///     generator <ladder> <libvips> <libjpeg> <libexif>
 ///     image <sha1> <width> <height> <format> <bytes> <orientation> <captured> <gpsRemoved>

@@ -65,10 +65,9 @@ package struct VariantRenderer: SourceRendering {
             // Each variant is resized from the decoded picture itself, never from a smaller
             // variant: an 8-bit picture between two resizes clips the ringing of Lanczos3 around
             // hard edges at black and white, and the second resize turns what was clipped into
-            // grey (small text lost 2 dB against vipsthumbnail). It costs about 60 ms of CPU per
-            // camera photo more than the chain 2560 -> 640 -> 160, which libvips cannot vectorise
-            // away; the camera photos' small_thumb gains 0.1 dB. The placeholder is made last, of
-            // the smallest variant's file.
+            // grey. What that costs and gains against the chain 2560 -> 640 -> 160 is in
+            // docs/BENCHMARKS.md, "Choosing the resampling". The placeholder is made last, of the
+            // smallest variant's file.
             // Every picture is made and encoded as far as it needs pixels, and released, before
             // any script is chosen: the choice works on coefficients alone, so a worker never
             // holds the decoded picture and the coefficients at once.

@@ -21,7 +21,7 @@ package enum RenderWorker {
         }
         do {
             // Only the libvips modules these formats need: each other one maps its libraries
-            // into every worker (4 MiB of resident memory for all of them).
+            // into every worker (docs/BENCHMARKS.md, "Memory per job").
             try Imaging.start(threadsPerImage: 1, tileHeight: 16, formats: formats ?? Set(ImageFormat.allCases))
         } catch {
             return 70

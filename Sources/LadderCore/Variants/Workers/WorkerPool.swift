@@ -51,15 +51,15 @@ package final class WorkerPool: SourceRendering, @unchecked Sendable {
                 environment: Self.workerEnvironment(limits), workers: workers, pixelBudget: limits.maxPixels)
         }
 
-        /// The formats the worker's libvips loaders may read (fixed once, when it starts),
-        /// libjpeg's memory limit, and glibc allocator settings that keep large freed buffers in
-        /// the worker for the next image instead of unmapping them and mapping (and zeroing) them
-        /// again: a third of the page faults, about 6 % less time on this job. One malloc arena:
-        /// libvips decodes on its own thread, and with an arena per thread the memory freed there
-        /// was never reused by the encoder on the main thread (a third of a worker's peak).
         /// The size from which a worker's malloc maps each block on its own.
         static let mmapThreshold = 64 << 20
 
+        /// The formats the worker's libvips loaders may read (fixed once, when it starts),
+        /// libjpeg's memory limit, and glibc allocator settings that keep large freed buffers in
+        /// the worker for the next image instead of unmapping them and mapping (and zeroing) them
+        /// again (docs/BENCHMARKS.md, "Memory per job"). One malloc arena: libvips decodes on its
+        /// own thread, and with an arena per thread the memory freed there was never reused by
+        /// the encoder on the main thread.
         static func workerEnvironment(_ limits: DecodeLimits) -> [String: String] {
             [
                 RenderWorker.formatsVariable: limits.formats.map(\.rawValue).sorted().joined(separator: ","),
