@@ -37,7 +37,8 @@ struct AdversarialSetTests {
             try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
             Comment(rawValue: result.output + result.error))
         let problems = try #require(report["problems"] as? [[String: Any]])
-        #expect(problems.isEmpty, "\(problems.map { "\($0["path"] ?? ""): \($0["kind"] ?? ""): \($0["message"] ?? "")" })")
+        #expect(
+            problems.isEmpty, "\(problems.map { "\($0["path"] ?? ""): \($0["kind"] ?? ""): \($0["message"] ?? "")" })")
         #expect(result.status == 0 && report["ok"] as? Bool == true)
         #expect(report["images"] as? Int == manifest.images.count)
         #expect((report["replay"] as? [Any])?.count == manifest.images.count, "every image was replayed")
