@@ -301,11 +301,11 @@ struct RenderingTests {
         } throws: { "\($0)".contains("refused before decoding") }
     }
 
-    @Test("a JPEG with thousands of scans is refused before any decoding, in well under a second")
+    @Test("a JPEG with thousands of scans is refused by its scan count, before any decoding")
     func scanBomb() throws {
         let bomb = try TestImages.scanBombJPEG(scans: 3000)
-        let started = ContinuousClock.now
-        #expect { try Self.render(bomb) } throws: { "\($0)".contains("more than 100 scans") }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect { try Self.render(bomb) } throws: {
+            "\($0)".contains("more than 100 scans") && "\($0)".contains("refused before decoding")
+        }
     }
 }
