@@ -45,7 +45,7 @@ let package = Package(
 
         // The Swift face of the C libraries: the only module that imports C.
         .target(
-            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS"],
+            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "LadderManifest"],
 
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.

@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg"),
         .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG", "CLCMS"]),
         .target(
-            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS"],
+            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "LadderManifest"],
             swiftSettings: swiftSettings),
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
         .target(name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"], swiftSettings: swiftSettings),

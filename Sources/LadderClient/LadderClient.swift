@@ -69,7 +69,7 @@ public final class LadderClient: Sendable {
             do {
                 let (sha1, entry) = try await catalog.entry(for: image)
                 if let text = entry.placeholder, let hash = ThumbHash(base64: text) {
-                    continuation.yield(.placeholder(hash, averageColor: entry.averageColor.flatMap(HexColor.init)))
+                    continuation.yield(.placeholder(hash, averageColor: entry.averageColor.flatMap(RGBColor.init)))
                 }
                 let rungs = ImageCatalog.rungs(of: entry, width: width, height: height, baseURL: baseURL)
                 await walk(rungs, sha1: sha1, into: continuation)

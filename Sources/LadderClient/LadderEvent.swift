@@ -20,7 +20,7 @@ public struct Rung: Sendable, Equatable {
 /// progressive rung, the bytes up to each scan end before the whole checked file.
 public enum LadderEvent: Sendable, Equatable {
     /// The image's ThumbHash and mean colour, known before any download.
-    case placeholder(ThumbHash, averageColor: HexColor?)
+    case placeholder(ThumbHash, averageColor: RGBColor?)
     /// The first `scans` scans of a progressive rung that is still downloading: a prefix of
     /// the file, not yet checked (a `.failed` event follows when the whole file fails its check).
     case scans(Rung, data: Data, scans: Int)

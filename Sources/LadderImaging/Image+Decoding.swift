@@ -1,5 +1,6 @@
 internal import CLadder
 internal import CVips
+package import LadderManifest
 
 extension Image {
     /// Decodes an image held in memory into display-ready pixels: upright (EXIF orientation

@@ -1,5 +1,6 @@
 internal import CLadder
 internal import CVips
+package import LadderManifest
 
 /// A libvips image, owned: the reference is released when the value goes away.
 ///
@@ -118,8 +119,13 @@ package final class Image {
         guard hasAlpha else { return self }
         let values: [Double] =
             isGrayscale
-            ? [background.luma] : [Double(background.red), Double(background.green), Double(background.blue)]
+            ? [Self.luma(of: background)] : [Double(background.red), Double(background.green), Double(background.blue)]
         return try apply("flatten alpha") { ladder_vips_flatten(pointer, $0, values, Int32(values.count)) }
+    }
+
+    /// The grey level of `color` (Rec. 601 weights, as libvips uses for sRGB to B_W).
+    static func luma(of color: RGBColor) -> Double {
+        (0.299 * Double(color.red) + 0.587 * Double(color.green) + 0.114 * Double(color.blue)).rounded()
     }
 
     /// Converts to 8-bit sRGB, or 8-bit grayscale when the image is grayscale

@@ -1,6 +1,7 @@
 import Foundation
 import LadderCore
 import LadderImaging
+import LadderManifest
 import Testing
 
 /// What a user sees in the variants: upright pixels, sRGB, flattened alpha, no private metadata,
@@ -104,7 +105,7 @@ struct RenderingTests {
 
     @Test("transparent pixels are flattened onto the configured background")
     func alpha() throws {
-        for background in [RGBColor.white, RGBColor(hex: "#102030")!] {
+        for background in [RGBColor.white, RGBColor("#102030")!] {
             let settings = RenderSettings(background: background, keep: [])
             let rendered = try Self.render(TestImages.halfTransparentPNG(), settings: settings)
             let image = try Image(decoding: Self.variant("full", of: rendered).bytes)

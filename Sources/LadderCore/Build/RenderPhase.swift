@@ -124,7 +124,7 @@ struct RenderPhase {
             // decode to the largest variant's size.
             let made = Set(rendered.variants.map(\.name))
             let bySize = variants.map { (name: $0.key, width: $0.value.width, height: $0.value.height, variant: ()) }
-            if let smallest = PlaceholderPicture.source(of: bySize), !made.contains(smallest.name) {
+            if let smallest = PlaceholderInput.source(of: bySize), !made.contains(smallest.name) {
                 entry.placeholder = kept.placeholder
                 entry.averageColor = kept.averageColor
             }

@@ -1,5 +1,6 @@
 package import Foundation
 import LadderImaging
+import LadderManifest
 
 extension PipelineConfiguration {
     /// The top-level keys of pipeline.json version 1.
@@ -63,7 +64,7 @@ extension PipelineConfiguration {
         let manifest = try reader.string("manifest", default: defaultManifest(output: output))
         var variants = try readVariants(&reader)
         let backgroundText = try reader.string("background", default: RGBColor.white.description)
-        guard let background = RGBColor(hex: backgroundText) else {
+        guard let background = RGBColor(backgroundText) else {
             throw reader.error("background", "expected a color written \"#rrggbb\", found \"\(backgroundText)\"")
         }
         var metadata = MetadataPolicy()

@@ -1,4 +1,5 @@
 package import LadderImaging
+package import LadderManifest
 
 /// A validated pipeline.json: what to read, what to make of it and where to write it.
 ///

@@ -1,4 +1,5 @@
 package import LadderImaging
+package import LadderManifest
 
 /// Identifies everything that decides a variant file's bytes besides the source: the recipe,
 /// the settings shared by all variants, and the encoder. A manifest entry whose fingerprint

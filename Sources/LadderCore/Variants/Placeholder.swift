@@ -14,12 +14,12 @@ package struct Placeholder: Sendable, Equatable, Codable {
         self.averageColor = averageColor
     }
 
-    /// From the smallest variant's file, as libjpeg decodes it (`PlaceholderPicture`): the mean
+    /// From the smallest variant's file, as libjpeg decodes it (`PlaceholderInput`): the mean
     /// of its pixels, and a ThumbHash of them fitted inside 100 x 100. Taken from the file rather
     /// than from the picture before encoding, so that `ladder verify` recomputes them from what
     /// apps download; a decode of a thumbnail costs well under a millisecond.
     package init(ofVariant jpeg: [UInt8]) throws(ImagingError) {
-        let picture = try PlaceholderPicture(decoding: jpeg)
+        let picture = try PlaceholderInput(decoding: jpeg)
         let small = try picture.thumbHashPicture()
         guard let hash = ThumbHash(encoding: small) else {
             throw ImagingError(

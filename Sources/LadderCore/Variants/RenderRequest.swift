@@ -1,4 +1,5 @@
-package import LadderImaging
+import LadderImaging
+import LadderManifest
 
 // What travels between the build and its render workers. Everything is Codable so that the
 // request's header and the response's header can be sent as JSON next to the raw bytes.
@@ -23,7 +24,7 @@ extension ScanScript: Codable {
 extension RGBColor: Codable {
     package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let color = RGBColor(hex: text) else {
+        guard let color = RGBColor(text) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not a #rrggbb color: \(text)"))
         }

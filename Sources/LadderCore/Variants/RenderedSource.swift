@@ -1,4 +1,5 @@
 package import LadderImaging
+package import LadderManifest
 
 /// The settings that apply to every variant of a source.
 package struct RenderSettings: Sendable, Hashable, Codable {

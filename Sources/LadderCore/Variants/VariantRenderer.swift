@@ -99,7 +99,7 @@ package struct VariantRenderer: SourceRendering {
                         script: encoded.script, budgetAdvice: encoded.budgetAdvice))
             }
             var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
-            let smallest = PlaceholderPicture.source(
+            let smallest = PlaceholderInput.source(
                 of: rendered.map { ($0.name, $0.size.width, $0.size.height, $0.bytes) })
             if let smallest { facts.placeholder = try Placeholder(ofVariant: smallest.variant) }
             return RenderedSource(facts: facts, variants: rendered)

@@ -72,7 +72,7 @@ struct ImagePhase: Sendable {
         // The placeholder is made of the smallest variant: checked against it when that file was
         // read, may be decoded and was made with the current recipe (else its own problem says
         // why it cannot vouch for the placeholder).
-        let made = PlaceholderPicture.source(
+        let made = PlaceholderInput.source(
             of: entry.variants.map { (name: $0.key, width: $0.value.width, height: $0.value.height, variant: $0.value) }
         )
         let rung = made.flatMap { made in result.rungs.first { $0.recipe.name == made.name } }

@@ -3,7 +3,7 @@ import LadderImaging
 import LadderManifest
 
 /// Checks an image's `placeholder` and `averageColor` against the variant they are made of:
-/// its smallest variant file, decoded by libjpeg (`PlaceholderPicture`), the file apps download.
+/// its smallest variant file, decoded by libjpeg (`PlaceholderInput`), the file apps download.
 ///
 /// Neither check has a tolerance of its own choosing (docs/VERIFY.md, "The placeholder"):
 /// - `averageColor` is the rounded mean of that file's decoded pixels: verify decodes the same
@@ -41,7 +41,7 @@ struct PlaceholderCheck {
                 VerificationProblem(path: path ?? manifestLabel, kind: kind, message: message, image: image))
         }
         let hash = entry.placeholder.flatMap { ThumbHash(base64: $0) }
-        let color = entry.averageColor.flatMap { HexColor($0) }
+        let color = entry.averageColor.flatMap { RGBColor($0) }
         if entry.placeholder == nil || entry.averageColor == nil || entry.hasAlpha == nil {
             let missing = [
                 ("placeholder", entry.placeholder == nil), ("averageColor", entry.averageColor == nil),
@@ -58,9 +58,9 @@ struct PlaceholderCheck {
             problem(.placeholderInvalid, "image \(source): the averageColor \"\(text)\" is not #rrggbb")
         }
         guard let thumbnail, hash != nil || color != nil else { return problems }
-        let picture: PlaceholderPicture
+        let picture: PlaceholderInput
         do {
-            picture = try PlaceholderPicture(decoding: thumbnail.bytes)
+            picture = try PlaceholderInput(decoding: thumbnail.bytes)
         } catch {
             problem(
                 .undecodable,
@@ -84,7 +84,7 @@ struct PlaceholderCheck {
                     path: thumbnail.label)
                 return problems
             }
-            let mean = PlaceholderPicture.mean(of: small)
+            let mean = PlaceholderInput.mean(of: small)
             let decoded = [average.red, average.green, average.blue].map { $0 * 255 }
             let names = ["red", "green", "blue"]
             let over = (0..<3).filter { abs(decoded[$0] - mean[$0]) > Self.placeholderTolerance[$0] }
@@ -108,6 +108,6 @@ struct PlaceholderCheck {
 
     static func hex(_ color: [Double]) -> String {
         let bytes = color.map { UInt8(min(255, max(0, $0.rounded()))) }
-        return HexColor(red: bytes[0], green: bytes[1], blue: bytes[2]).description
+        return RGBColor(red: bytes[0], green: bytes[1], blue: bytes[2]).description
     }
 }

@@ -1,5 +1,6 @@
-/// A colour as the manifest writes it, `#rrggbb` (8-bit sRGB, lowercase hex).
-public struct HexColor: Sendable, Hashable, CustomStringConvertible {
+/// An 8-bit sRGB colour, written `#rrggbb` as the manifest and pipeline.json do: an image's
+/// average colour, or the background transparent pixels are flattened onto.
+public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8
@@ -9,6 +10,8 @@ public struct HexColor: Sendable, Hashable, CustomStringConvertible {
         self.green = green
         self.blue = blue
     }
+
+    public static let white = RGBColor(red: 255, green: 255, blue: 255)
 
     /// Reads `#rrggbb` (either case); nil for anything else.
     public init?(_ text: String) {

@@ -5,7 +5,7 @@ package import LadderManifest
 /// libjpeg decodes it (integer DCT, fancy upsampling, its own colour conversion). The build
 /// takes both from these pixels, and `ladder verify` decodes the same file the same way: it
 /// recomputes `averageColor` exactly, and knows the very picture the ThumbHash was made of.
-package struct PlaceholderPicture: Sendable {
+package struct PlaceholderInput: Sendable {
     /// The decoded variant, RGB or grayscale.
     package let pixels: DecodedPixels
 
@@ -36,10 +36,10 @@ package struct PlaceholderPicture: Sendable {
 
     /// The mean colour, each channel's mean rounded to the nearest level (halves up): the
     /// manifest's `averageColor`.
-    package var averageColor: HexColor {
+    package var averageColor: RGBColor {
         let (channels, count) = sums
         let levels = channels.map { UInt8(min(255, (2 * $0 + max(1, count)) / (2 * max(1, count)))) }
-        return HexColor(red: levels[0], green: levels[1], blue: levels[2])
+        return RGBColor(red: levels[0], green: levels[1], blue: levels[2])
     }
 
     /// The picture the ThumbHash is encoded from: the pixels fitted inside 100 x 100 (the largest
