@@ -1,6 +1,7 @@
 import Foundation
 import LadderCore
 import LadderImaging
+import LadderManifest
 import Testing
 
 @Suite("Scan script choice")

@@ -88,7 +88,8 @@ enum ReplayText {
         }
         if let line = screenLine(report) { console.print("  " + line) }
         for problem in report.problems {
-            console.print("  " + console.styledOutput("problem", .red) + " (\(problem.kind)): \(problem.message)")
+            console.print(
+                "  " + console.styledOutput("problem", .red) + " (\(problem.kind.rawValue)): \(problem.message)")
         }
     }
 
