@@ -152,7 +152,8 @@ package struct ProgressiveReplay: Sendable {
             && rendered.lumas.count == decoder.state.scansCompleted
         var final: DecodedPixels?
         if complete, let last = rendered.last,
-            let oneShot = try? DecodedPixels(decodingJPEG: bytes, lumaOnly: true),
+            // Decoded as the replay's decoder renders (luma alone, or in colour for the screen).
+            let oneShot = try? DecodedPixels(decodingJPEG: bytes, lumaOnly: options.displayWidth == nil),
             oneShot.width == last.width, oneShot.height == last.height
         {
             final = oneShot

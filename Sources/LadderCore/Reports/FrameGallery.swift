@@ -100,7 +100,7 @@ package final class FrameGallery: FrameCollecting, @unchecked Sendable {
             <h1>\(escape(title))</h1>
             <p>Each picture is what the app can show at that moment, fed \(chunkBytes / 1024) KiB at a time. Quality compares
             with the final full-size picture (PSNR in dB and SSIM on luma; 99 dB and 1 mean identical), and "on screen" as a
-            phone's view shows it, in colour (SSIM of Y, Cb and Cr weighted 0.8, 0.1, 0.1).</p>
+            phone's view shows it, in colour (the mean SSIM of Y, Cb and Cr).</p>
 
             """
         for replay in replays {
