@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the last build of a scope found and wrote, in the compact form a no-op build needs to
-/// see that nothing changed without reading the manifest (docs/BUILDS.md, "The no-op build").
+/// see that nothing changed without reading the manifest (docs/BUILDS.md, "Incremental builds").
 ///
 /// A build whose sources (path and identity, in the walk's order), inputs besides the sources
 /// (the `key`), manifest file, variant files and index are all as this record says would write
