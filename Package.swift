@@ -39,16 +39,22 @@ let package = Package(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
 
-        // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions, macros,
-        // and libjpeg's setjmp error handling.
-        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG", "CLCMS"]),
+        // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions and macros.
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
+        // libjpeg's setjmp error handling, macros and option structures; libjpeg only, so that
+        // the app-side client links it without libvips.
+        .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),
 
         // MARK: - Swift modules
 
-        // The Swift face of the C libraries: the only module that imports C.
+        // libjpeg-turbo's progressive decoding, fed as bytes arrive, and whole decodes: what both
+        // the verifier's replay and the app-side client's decoder (on Linux) draw with.
+        .target(name: "LadderJPEG", dependencies: ["CLadderJPEG", "CJPEG"], swiftSettings: swiftSettings),
+        // The Swift face of the C libraries, with LadderJPEG re-exported: the build's only module
+        // that imports C.
         .target(
-            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS"],
-
+            name: "LadderImaging",
+            dependencies: ["CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS"],
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
