@@ -97,7 +97,7 @@ static void choose_output(struct jpeg_decompress_struct *cinfo, int output) {
 }
 
 ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int output,
-                                 int scale_eighths) {
+                                 int scale_eighths, long max_memory) {
     ladder_replay *replay = calloc(1, sizeof(ladder_replay));
     if (!replay) return NULL;
     replay->data = data;
@@ -113,6 +113,7 @@ ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int m
         return NULL;
     }
     jpeg_create_decompress(&replay->cinfo);
+    if (max_memory > 0) replay->cinfo.mem->max_memory_to_use = max_memory;
     replay->cinfo.client_data = replay;
     replay->source.init_source = source_init;
     replay->source.fill_input_buffer = source_fill;

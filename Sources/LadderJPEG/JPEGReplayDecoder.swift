@@ -60,18 +60,18 @@ public final class JPEGReplayDecoder {
     }
 
     /// Prepares to replay a file of `length` bytes that arrive later (`append`), with the options
-    /// of `init(_:maximumScans:lumaOnly:rgb:scaleEighths:)`.
+    /// of `init(_:maximumScans:lumaOnly:rgb:scaleEighths:)`. With a `maximumMemory` (bytes),
+    /// libjpeg's buffers are bounded, so that a header that claims a huge picture fails at once.
     public init(
-        length: Int, maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8
-    )
-        throws(ImagingError)
-    {
+        length: Int, maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8,
+        maximumMemory: Int = 0
+    ) throws(ImagingError) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, length))
         guard
             let handle = ladder_replay_new(
                 buffer.baseAddress!, length, Int32(maximumScans),
                 DecodedPixels.output(lumaOnly: lumaOnly, rgb: rgb),
-                Int32(min(8, max(1, scaleEighths))))
+                Int32(min(8, max(1, scaleEighths))), maximumMemory)
         else {
             buffer.deallocate()
             throw ImagingError(operation: "start a replay", path: nil, reason: "out of memory")

@@ -45,7 +45,11 @@ extension Manifest {
     public func contentProblems() -> [ContentProblem] {
         // The common case, every key and path in order, without sorting tens of thousands of keys.
         let allValid = images.allSatisfy { key, entry in
-            Self.isSHA1(key) && entry.variants.values.allSatisfy { ManifestPath.problem(with: $0.path) == nil }
+            Self.isSHA1(key)
+                && entry.variants.values.allSatisfy { variant in
+                    ManifestPath.problem(with: variant.path) == nil
+                        && (variant.formats ?? [:]).values.allSatisfy { ManifestPath.problem(with: $0.path) == nil }
+                }
         }
         var problems: [ContentProblem] = []
         if let shard, !(1...max(1, shard.count)).contains(shard.index) {
@@ -65,11 +69,17 @@ extension Manifest {
             }
             for name in entry.variants.keys.sorted() {
                 guard let variant = entry.variants[name] else { continue }
-                if let problem = ManifestPath.problem(with: variant.path) {
-                    problems.append(
-                        ContentProblem(
-                            location: "$.images[\"\(key)\"].variants[\"\(name)\"].path",
-                            message: "\(problem): \"\(variant.path)\"", image: key, variant: name))
+                let location = "$.images[\"\(key)\"].variants[\"\(name)\"]"
+                let siblings = (variant.formats ?? [:]).sorted { $0.key < $1.key }
+                let paths =
+                    [(location + ".path", variant.path)]
+                    + siblings.map { (location + ".formats[\"\($0.key)\"].path", $0.value.path) }
+                for (pathLocation, path) in paths {
+                    if let problem = ManifestPath.problem(with: path) {
+                        problems.append(
+                            ContentProblem(
+                                location: pathLocation, message: "\(problem): \"\(path)\"", image: key, variant: name))
+                    }
                 }
             }
         }

@@ -182,11 +182,15 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
         /// length: the end-of-image marker included.
         public var scanEnds: [Int]?
+        /// Siblings of the JPEG in other formats, by format name ("webp", "avif", "jxl"): the same
+        /// picture at the variant's size, in other bytes. Absent when there are none.
+        public var formats: [String: FormatFile]?
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String, scanEnds: [Int]? = nil, script: String? = nil
+            recipe: String, scanEnds: [Int]? = nil, script: String? = nil, formats: [String: FormatFile]? = nil
         ) {
+            self.formats = formats
             self.script = script
             self.path = path
             self.width = width
@@ -197,6 +201,21 @@ public struct Manifest: Sendable, Equatable, Codable {
             self.scans = scans
             self.recipe = recipe
             self.scanEnds = scanEnds
+        }
+    }
+
+    /// A sibling of a variant's JPEG in another format (`VariantEntry.formats`).
+    public struct FormatFile: Sendable, Hashable, Codable {
+        /// Relative to the manifest's folder.
+        public var path: String
+        public var bytes: Int
+        /// SHA-256 of the file, 64 lowercase hex digits.
+        public var sha256: String
+
+        public init(path: String, bytes: Int, sha256: String) {
+            self.path = path
+            self.bytes = bytes
+            self.sha256 = sha256
         }
     }
 }

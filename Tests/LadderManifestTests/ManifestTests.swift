@@ -55,6 +55,26 @@ struct ManifestTests {
         #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
     }
 
+    @Test("a sibling in another format reads back, and its path is checked like the JPEG's")
+    func formats() throws {
+        var manifest = Self.sample()
+        let webp = Manifest.FormatFile(
+            path: "3f/\(Self.sha1)-full-9b1e04d2.webp", bytes: 250_000, sha256: String(repeating: "e", count: 64))
+        manifest.images[Self.sha1]?.variants["full"]?.formats = ["webp": webp]
+        let text = String(decoding: manifest.jsonData(), as: UTF8.self)
+        #expect(text.contains(#""formats" : {"#) && text.contains(#""webp" : {"#))
+        #expect(
+            try Manifest(jsonData: manifest.jsonData()).images[Self.sha1]?.variants["full"]?.formats == ["webp": webp])
+        #expect(!String(decoding: Self.sample().jsonData(), as: UTF8.self).contains("formats"), "absent when none")
+
+        manifest.images[Self.sha1]?.variants["full"]?.formats?["webp"]?.path = "../../etc/passwd"
+        #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
+        let problem = try #require(manifest.contentProblems().first)
+        #expect(problem.location == #"$.images["\#(Self.sha1)"].variants["full"].formats["webp"].path"#)
+        let index = ManifestIndex(images: [Self.sha1: ManifestIndex.Entry(try #require(manifest.images[Self.sha1]))])
+        #expect(throws: Manifest.ReadError.self) { try ManifestIndex(jsonData: index.jsonData()) }
+    }
+
     @Test("ordinary relative paths are accepted")
     func acceptsRelativePaths() {
         #expect(ManifestPath.isValid("3f/3fa4-full-9b1e04d2.jpg"))

@@ -128,9 +128,10 @@ typedef struct ladder_replay_state {
 /// `output` says what YCbCr files render as (see LADDER_OUTPUT_* below): their samples as stored,
 /// their Y plane alone (1 component), which spares libjpeg the chroma components' IDCT and
 /// upsampling, or RGB converted by libjpeg. Pictures are rendered at `scale_eighths`/8 of the
-/// file's size (1 to 8; libjpeg scales in its IDCT, which then costs less).
+/// file's size (1 to 8; libjpeg scales in its IDCT, which then costs less). `max_memory` bounds
+/// libjpeg's buffers (0: no bound), so that a header that claims a huge picture fails at once.
 ladder_replay *_Nullable ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int output,
-                                           int scale_eighths);
+                                           int scale_eighths, long max_memory);
 
 /// Makes the first `available` bytes visible and lets libjpeg absorb what it can. Returns 0, or
 /// -1 with libjpeg's message (the replay is then finished).
