@@ -20,8 +20,6 @@ let package = Package(
         // What apps link to load and draw an image's placeholder and variants: Foundation and
         // ImageIO on Apple platforms, Foundation and libjpeg elsewhere; never libvips.
         .library(name: "LadderClient", targets: ["LadderClient"]),
-        // The pipeline itself, for the fuzz targets in Fuzz/ (a package of their own).
-        .library(name: "LadderCore", targets: ["LadderCore"]),
     ],
     targets: [
         // MARK: - C libraries, found through pkg-config
@@ -58,7 +56,7 @@ let package = Package(
         // that imports C.
         .target(
             name: "LadderImaging",
-            dependencies: ["CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS"],
+            dependencies: ["CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "LadderManifest"],
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
@@ -87,24 +85,21 @@ let package = Package(
 
         // MARK: - Tests
 
-        .target(
-            name: "LadderTestSupport", dependencies: ["LadderImaging", "LadderCore"],
-            path: "Tests/LadderTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "LadderManifestTests", dependencies: ["LadderManifest"],
             exclude: ["References/make-thumbhash-references.py"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderClientTests", dependencies: ["LadderClient", "LadderCore", "LadderTestSupport"],
+            name: "LadderClientTests", dependencies: ["LadderClient", "LadderCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderImagingTests", dependencies: ["LadderImaging", "LadderTestSupport"],
+            name: "LadderImagingTests", dependencies: ["LadderImaging", "LadderCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderCoreTests", dependencies: ["LadderCore", "LadderTestSupport"],
+            name: "LadderCoreTests", dependencies: ["LadderCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LadderCLITests", dependencies: ["LadderCLI", "LadderTestSupport"],
+            name: "LadderCLITests", dependencies: ["LadderCLI", "LadderCore"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

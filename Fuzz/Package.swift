@@ -2,7 +2,10 @@
 import PackageDescription
 
 // libFuzzer targets for every parser of untrusted bytes. Build and run them with scripts/fuzz,
-// which adds `-sanitize=fuzzer,address`; this package stays out of the main build.
+// which adds `-sanitize=fuzzer,address`; this package stays out of the main build. The targets
+// reach ladder's internals (`package` declarations), which only modules of the same package
+// see, so this package compiles ladder's library modules itself from the main package's Sources
+// (the folders under Sources/ here named like them are links), with the sanitizers on.
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -18,20 +21,34 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 
 let package = Package(
     name: "ladder-fuzz",
-    dependencies: [.package(name: "ladder", path: "..")],
     targets: [
+        // ladder's library modules, as the main package declares them.
+        .systemLibrary(name: "CVips", pkgConfig: "vips"),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif"),
+        .systemLibrary(name: "CLCMS", pkgConfig: "lcms2"),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg"),
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
+        .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),
+        .target(name: "LadderJPEG", dependencies: ["CLadderJPEG", "CJPEG"], swiftSettings: swiftSettings),
+        .target(
+            name: "LadderImaging",
+            dependencies: ["CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "LadderManifest"],
+            swiftSettings: swiftSettings),
+        .target(name: "LadderManifest", swiftSettings: swiftSettings),
+        .target(name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"], swiftSettings: swiftSettings),
+
         // Seed writing and input slicing shared by the targets.
         // libFuzzer's driver, declared for Swift.
         .target(name: "CFuzzer"),
         .target(
-            name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "LadderCore", package: "ladder")],
+            name: "FuzzSupport", dependencies: ["CFuzzer", "LadderCore"],
             swiftSettings: swiftSettings),
-        fuzzTarget("FuzzJPEGStructure", [.product(name: "LadderCore", package: "ladder")]),
-        fuzzTarget("FuzzReplay", [.product(name: "LadderCore", package: "ladder")]),
-        fuzzTarget("FuzzManifest", [.product(name: "LadderManifest", package: "ladder")]),
-        fuzzTarget("FuzzPipeline", [.product(name: "LadderCore", package: "ladder")]),
-        fuzzTarget("FuzzScanScript", [.product(name: "LadderCore", package: "ladder")]),
-        fuzzTarget("FuzzGlob", [.product(name: "LadderCore", package: "ladder")]),
+        fuzzTarget("FuzzJPEGStructure", ["LadderCore"]),
+        fuzzTarget("FuzzReplay", ["LadderCore"]),
+        fuzzTarget("FuzzManifest", ["LadderManifest"]),
+        fuzzTarget("FuzzPipeline", ["LadderCore"]),
+        fuzzTarget("FuzzScanScript", ["LadderCore"]),
+        fuzzTarget("FuzzGlob", ["LadderCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

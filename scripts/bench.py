@@ -18,8 +18,8 @@ Peers, each on all cores (one process per core, libvips and ImageMagick threads 
   makes both thumbnails from that file; spread over the cores with xargs -P.
 - ImageMagick's convert, once per image with -define jpeg:size= for the largest box (libjpeg
   may shrink on load), writing the three variants from one decode.
-- The floor: the work no tool can avoid at ladder's quality, timed by ladder itself (`ladder
-  __floor`, one thread): for every image one decode to the exact size of its largest variant
+- The floor: the work no tool can avoid at ladder's quality, timed with ladder's own code
+  (`ladder-bench floor`, from Benchmarks/, one thread): for every image one decode to the exact size of its largest variant
   (shrink-on-load and Lanczos3), the smaller variants resized with Lanczos3 from that picture,
   and the encode of each variant (the progressive one with the fixed
   script). Its wall time on N cores is the makespan of those per-image costs scheduled largest
@@ -191,8 +191,8 @@ def fitted(width, height, box):
 # MARK: - The tools
 
 class Tools:
-    def __init__(self, ladder, images, jobs, work):
-        self.ladder, self.images, self.jobs, self.work = ladder, images, jobs, work
+    def __init__(self, ladder, bench, images, jobs, work):
+        self.ladder, self.bench, self.images, self.jobs, self.work = ladder, bench, images, jobs, work
         os.makedirs(work, exist_ok=True)
         self.files = sorted(os.path.join(images, name) for name in os.listdir(images)
                             if name.lower().endswith(IMAGE_SUFFIXES))
@@ -288,9 +288,9 @@ class Tools:
     def run_floor(self):
         """The floor on `jobs` cores: every image's unavoidable work, timed by ladder itself,
         scheduled largest first on `jobs` cores; the busiest core's finishing time."""
-        output = subprocess.run([self.ladder, "__floor", *self.files], capture_output=True, text=True, env=self.env)
+        output = subprocess.run([self.bench, "floor", *self.files], capture_output=True, text=True, env=self.env)
         if output.returncode != 0:
-            sys.exit(f"bench: ladder __floor failed: {output.stderr[-2000:]}")
+            sys.exit(f"bench: ladder-bench floor failed: {output.stderr[-2000:]}")
         costs = sorted((json.loads(line)["seconds"] for line in output.stdout.splitlines()), reverse=True)
         cores = [0.0] * self.jobs
         for cost in costs:
@@ -532,7 +532,7 @@ def per_image_table(scores):
 
 def bench_set(label, folder, arguments, work):
     """Times every tool on `folder`, scores their outputs, and returns the Markdown lines."""
-    tools = Tools(arguments.ladder, folder, arguments.jobs, work)
+    tools = Tools(arguments.ladder, arguments.bench, folder, arguments.jobs, work)
     count = len(tools.files)
     runners = {"ladder": tools.run_ladder, "vipsthumbnail": lambda: tools.run_script("vipsthumbnail"),
                "libvips chain": tools.run_chain, "vips CLI chain": lambda: tools.run_script("vips-cli-chain"),
@@ -604,6 +604,7 @@ def main():
     parser.add_argument("folders", nargs="*",
                         help="image folders; default: ../shared/corpus/photos (else examples/photos) and the mixed set")
     parser.add_argument("--ladder")
+    parser.add_argument("--bench", help="Benchmarks/.build/release/ladder-bench, which times the floor")
     parser.add_argument("--rounds", type=int, default=3, help="0 for only the no-op rebuild and the memory check")
     parser.add_argument("--slow-rounds", type=int, default=1000,
                         help="run the slow peers (ImageMagick, the vips CLI chain) in the first N rounds only")
@@ -626,8 +627,8 @@ def main():
     if arguments.chain:
         run_chain_program(arguments.chain, arguments.jobs, arguments.folders[0])
         return
-    if not arguments.ladder:
-        parser.error("--ladder is required")
+    if not arguments.ladder or not arguments.bench:
+        parser.error("--ladder and --bench are required")
 
     corpus = "../shared/corpus"
     work = tempfile.mkdtemp(prefix="ladder-bench-")
@@ -650,7 +651,7 @@ def main():
                          mixed_set(work, corpus, arguments.mixed_photos)))
         shown, skip = [], False
         for argument in sys.argv[1:]:
-            if skip or argument == "--ladder":
+            if skip or argument in ("--ladder", "--bench"):
                 skip = not skip
                 continue
             shown.append(argument)

@@ -3,7 +3,7 @@
 
 1. `ladder replay` of one file against a one-shot decode of it. The files are the full-size
    progressive variants (2560 px box, 5 scans) that `ladder build` makes of FOLDER's images.
-   - In process (`ladder __replay-timing`, rounds interleaved): a one-shot libjpeg-turbo decode of
+   - In process (`ladder-bench replay-timing`, from Benchmarks/, rounds interleaved): a one-shot libjpeg-turbo decode of
      the whole picture, as a viewer given the complete file does, against ProgressiveReplay (what
      `ladder replay` does per file), DownloadQuality(measuring:) (what scoring a candidate scan
      script costs) and one SSIM at the file's size. The ratio is taken per file and round, then
@@ -60,6 +60,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", nargs="?")
     parser.add_argument("--ladder", required=True)
+    parser.add_argument("--bench", required=True, help="Benchmarks/.build/release/ladder-bench")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--limit", type=int, help="only the first N files of FOLDER, by name")
@@ -85,10 +86,10 @@ def main():
                        for entry in manifest["images"].values() if "full" in entry["variants"])
 
         def replay_timing(prefix):
-            timing = subprocess.run([*prefix, args.ladder, "__replay-timing", *files, "--rounds", str(args.rounds)],
+            timing = subprocess.run([*prefix, args.bench, "replay-timing", *files, "--rounds", str(args.rounds)],
                                     capture_output=True, text=True)
             if timing.returncode != 0:
-                sys.exit(f"replay-bench: __replay-timing failed: {timing.stderr[-2000:]}")
+                sys.exit(f"replay-bench: ladder-bench replay-timing failed: {timing.stderr[-2000:]}")
             return [json.loads(line) for line in timing.stdout.splitlines()]
 
         lines = replay_timing([])

@@ -4,15 +4,15 @@
  * Reads a JPEG to its end of image producing as little as possible: libjpeg must entropy-decode
  * every coefficient of every scan to find the next marker. jpeg_skip_scanlines() passes over all
  * rows but the last: for a single-scan file it entropy-decodes their blocks and discards them,
- * with no inverse DCT, upsampling or color conversion (about 8 % less CPU than reading every row
- * of a 1/8-scale picture, docs/BENCHMARKS.md); it must stop short of the last row, which it would
+ * with no inverse DCT, upsampling or color conversion (cheaper than reading every row of a
+ * 1/8-scale picture: docs/BENCHMARKS.md, "Verify and the strict JPEG check"); it must stop short of the last row, which it would
  * otherwise count as read without decoding it. The last row is read at 1/8 scale (an inverse DCT
  * of the DC term only), then jpeg_finish_decompress() reads the markers up to EOI. libjpeg's
  * warnings about damaged entropy data ("Corrupt JPEG data: N extraneous bytes before marker", bad
  * Huffman codes, a premature end) are only raised on the way, so they are counted here.
  * (jpeg_read_coefficients() does the same entropy decoding but stores every coefficient of the
- * image: it measured about 1.5x slower on camera photos, and needs memory for the whole image
- * even for baseline files.)
+ * image: it measured slower on camera photos, and needs memory for the whole image even for
+ * baseline files.)
  */
 int ladder_jpeg_read_to_end(const unsigned char *data, size_t length, long max_memory,
                                   ladder_jpeg_read_result *result) {

@@ -6,19 +6,19 @@ import Synchronization
 ///
 /// A result that cannot be written (a closed pipe, a full disk) is remembered, not ignored:
 /// `outputFailure` says why, and the command then exits 74 instead of reporting success.
-public final class Console: Sendable {
+package final class Console: Sendable {
     /// Writes to standard output; returns 0, or the errno of a failed write.
     private let writeOutput: @Sendable (String) -> Int32
     private let failure = Mutex<String?>(nil)
     private let writeError: @Sendable (String) -> Void
     /// True when standard error is a terminal: progress lines are drawn only there.
-    public let errorIsTerminal: Bool
+    package let errorIsTerminal: Bool
     /// True when diagnostics may use color (standard error is a terminal, and NO_COLOR is not set).
-    public let usesColor: Bool
+    package let usesColor: Bool
     /// True when results may use color (standard output is a terminal, and NO_COLOR is not set).
-    public let outputUsesColor: Bool
+    package let outputUsesColor: Bool
 
-    public convenience init(
+    package convenience init(
         errorIsTerminal: Bool, usesColor: Bool, outputUsesColor: Bool = false,
         output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void
     ) {
@@ -32,7 +32,7 @@ public final class Console: Sendable {
 
     /// A console whose standard output can fail: `writingOutput` returns 0, or the errno of a
     /// failed write.
-    public init(
+    package init(
         errorIsTerminal: Bool, usesColor: Bool, outputUsesColor: Bool = false,
         writingOutput: @escaping @Sendable (String) -> Int32, error: @escaping @Sendable (String) -> Void
     ) {
@@ -45,11 +45,11 @@ public final class Console: Sendable {
 
     /// Why a result could not be written to standard output ("No space left on device"...), or
     /// nil while every write has succeeded. After a failure, nothing more is written there.
-    public var outputFailure: String? { failure.withLock { $0 } }
+    package var outputFailure: String? { failure.withLock { $0 } }
 
     /// The process's own standard output and standard error. Color is used only on a terminal,
     /// and never when NO_COLOR is set to anything but the empty string (no-color.org).
-    public static func standard(
+    package static func standard(
         environment: [String: String]? = nil, isTerminal: ((Int32) -> Bool)? = nil
     ) -> Console {
         let isTerminal: (Int32) -> Bool = isTerminal ?? { isatty($0) == 1 }
@@ -67,10 +67,10 @@ public final class Console: Sendable {
     }
 
     /// Writes a result line to standard output.
-    public func print(_ line: String) { write(line + "\n") }
+    package func print(_ line: String) { write(line + "\n") }
 
     /// Writes raw text to standard output, unless an earlier write failed.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         failure.withLock { failure in
             guard failure == nil else { return }
             let code = writeOutput(text)
@@ -79,18 +79,18 @@ public final class Console: Sendable {
     }
 
     /// Writes a diagnostic line to standard error.
-    public func diagnose(_ line: String) { writeError(line + "\n") }
+    package func diagnose(_ line: String) { writeError(line + "\n") }
 
     /// Writes raw text to standard error (progress lines).
-    public func writeDiagnostic(_ text: String) { writeError(text) }
+    package func writeDiagnostic(_ text: String) { writeError(text) }
 
     /// "error: ..." in red on a color terminal.
-    public func error(_ message: String) {
+    package func error(_ message: String) {
         diagnose(styled("error:", .red) + " " + message)
     }
 
     /// "warning: ..." in yellow on a color terminal.
-    public func warning(_ message: String) {
+    package func warning(_ message: String) {
         diagnose(styled("warning:", .yellow) + " " + message)
     }
 
@@ -127,21 +127,4 @@ private func writeAll(_ text: String, to descriptor: Int32) -> Int32 {
         bytes = bytes.dropFirst(count)
     }
     return 0
-}
-
-/// A console that records what is written, for tests.
-public final class RecordingConsole: Sendable {
-    private let storage = Mutex<(output: String, error: String)>(("", ""))
-
-    public init() {}
-
-    public var console: Console {
-        Console(
-            errorIsTerminal: false, usesColor: false,
-            output: { [self] text in storage.withLock { $0.output += text } },
-            error: { [self] text in storage.withLock { $0.error += text } })
-    }
-
-    public var output: String { storage.withLock { $0.output } }
-    public var error: String { storage.withLock { $0.error } }
 }

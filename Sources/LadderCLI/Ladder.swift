@@ -5,13 +5,13 @@ import LadderImaging
 /// Where sources are decoded and encoded: always in worker processes started from a ladder
 /// executable, so that decoder crashes and runaway decodes cost only the source at hand, and
 /// every source is rendered under the same time limit and loader settings.
-public struct Rendering: Sendable {
+package struct Rendering: Sendable {
     /// The ladder executable that workers are started from.
-    public var executable: String
+    package var executable: String
     /// Worker processes at most; nil for one per job.
-    public var workers: Int?
+    package var workers: Int?
 
-    public init(executable: String, workers: Int? = nil) {
+    package init(executable: String, workers: Int? = nil) {
         self.executable = executable
         self.workers = workers
     }
@@ -23,7 +23,7 @@ public struct Rendering: Sendable {
     }
 
     /// Worker processes started from the running executable, one per job.
-    public static var thisExecutable: Rendering {
+    package static var thisExecutable: Rendering {
         let path =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
@@ -33,21 +33,17 @@ public struct Rendering: Sendable {
 
 /// The command-line entry point: `run(arguments:console:rendering:)` is all the executable
 /// calls, and what tests call (with workers started from the built executable).
-public enum Ladder {
+package enum Ladder {
+    /// Every command, in the order `ladder --help` lists them (internal ones are not listed).
     static let commands: [any LadderCommand.Type] = [
         InitCommand.self, CheckCommand.self, BuildCommand.self, VerifyCommand.self, ReplayCommand.self,
-        MergeCommand.self,
-    ]
-
-    /// Commands for ladder's own scripts, left out of --help.
-    static let hiddenCommands: [any LadderCommand.Type] = [
-        FloorCommand.self, ReplayTimingCommand.self, StateTimingCommand.self,
+        MergeCommand.self, RenderWorkerCommand.self,
     ]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)
     /// and `environment` (nil for this process's). A result that could not be written to
     /// standard output makes it exit 74, whatever the command found.
-    public static func run(
+    package static func run(
         arguments: [String], console: Console = .standard(), rendering: Rendering,
         environment: [String: String]? = nil
     ) -> ExitCode {
@@ -63,9 +59,6 @@ public enum Ladder {
         arguments: [String], console: Console, rendering: Rendering, environment: [String: String]?
     ) -> ExitCode {
         let rest = Array(arguments.dropFirst())
-        if rest == [RenderWorker.subcommand] {
-            return ExitCode(rawValue: RenderWorker.serve())
-        }
         guard let first = rest.first else {
             console.write(help)
             return .usage
@@ -87,7 +80,7 @@ public enum Ladder {
         default:
             break
         }
-        guard let command = (commands + hiddenCommands).first(where: { $0.name == first }) else {
+        guard let command = commands.first(where: { $0.name == first }) else {
             let message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
             return usageFailure(UsageError(message, command: nil), console: console)
         }
@@ -126,8 +119,9 @@ public enum Ladder {
             COMMANDS:
 
             """
-        let width = (commands.map { $0.name.count }.max() ?? 0) + 2
-        for command in commands {
+        let listed = commands.filter { !$0.isInternal }
+        let width = (listed.map { $0.name.count }.max() ?? 0) + 2
+        for command in listed {
             text += "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary + "\n"
         }
         text += """

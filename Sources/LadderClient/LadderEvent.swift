@@ -18,7 +18,7 @@ public struct Frame: Sendable {
     public enum Stage: Sendable, Equatable {
         /// The placeholder (the ThumbHash the manifest carries, drawn small), and the image's mean
         /// colour; known before any download.
-        case placeholder(ThumbHash, averageColor: HexColor?)
+        case placeholder(ThumbHash, averageColor: RGBColor?)
         /// The first scans of a progressive rung whose file is still downloading: drawn from a
         /// prefix of the file before its SHA-256 can be checked (a `.failed` event follows when
         /// the whole file fails its check).

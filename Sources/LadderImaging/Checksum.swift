@@ -1,8 +1,8 @@
 internal import CVips
 
 /// Hashes computed with GLib's GChecksum (GLib comes with libvips).
-public struct Checksum: ~Copyable {
-    public enum Algorithm: Sendable {
+package struct Checksum: ~Copyable {
+    package enum Algorithm: Sendable {
         case sha1
         case sha256
 
@@ -16,25 +16,25 @@ public struct Checksum: ~Copyable {
 
     private let state: OpaquePointer
 
-    public init(_ algorithm: Algorithm) {
+    package init(_ algorithm: Algorithm) {
         state = g_checksum_new(algorithm.glibType)
     }
 
     deinit { g_checksum_free(state) }
 
     /// Feeds more bytes.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         g_checksum_update(state, base.assumingMemoryBound(to: UInt8.self), bytes.count)
     }
 
     /// The digest of everything fed so far, as lowercase hexadecimal.
-    public consuming func hexDigest() -> String {
+    package consuming func hexDigest() -> String {
         String(cString: g_checksum_get_string(state))
     }
 
     /// The lowercase hexadecimal digest of `bytes`.
-    public static func hex(_ algorithm: Algorithm, of bytes: some Collection<UInt8>) -> String {
+    package static func hex(_ algorithm: Algorithm, of bytes: some Collection<UInt8>) -> String {
         var checksum = Checksum(algorithm)
         let done: Void? = bytes.withContiguousStorageIfAvailable { checksum.update(UnsafeRawBufferPointer($0)) }
         if done == nil { Array(bytes).withUnsafeBytes { checksum.update($0) } }

@@ -3,25 +3,25 @@ internal import CLadder
 internal import Foundation
 
 /// What an embedded ICC profile says about an image's colors, read with Little CMS.
-public struct ColorProfile: Sendable, Equatable {
+package struct ColorProfile: Sendable, Equatable {
     /// A point of the CIE xy chromaticity diagram.
-    public struct Chromaticity: Sendable, Equatable {
-        public var x: Double
-        public var y: Double
+    package struct Chromaticity: Sendable, Equatable {
+        package var x: Double
+        package var y: Double
     }
 
     /// The profile's own name for itself ("Display P3", "Adobe RGB (1998)"), when it has one.
-    public var name: String?
+    package var name: String?
     /// The chromaticities of pure red, green and blue (relative to D50); nil for profiles of
     /// other color spaces (gray, CMYK, Lab).
-    public var primaries: [Chromaticity]?
+    package var primaries: [Chromaticity]?
 
     /// How far (in xy) a primary may lie outside sRGB's triangle before the gamut counts as
     /// wider: sRGB profiles from different makers differ by a few thousandths.
     static let tolerance = 0.01
 
     /// Reads an ICC profile; nil when Little CMS cannot.
-    public init?(iccData data: [UInt8]) {
+    package init?(iccData data: [UInt8]) {
         let opened = data.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
         guard let profile = opened else { return nil }
         defer { cmsCloseProfile(profile) }
@@ -49,7 +49,7 @@ public struct ColorProfile: Sendable, Equatable {
 
     /// True when a primary lies outside sRGB's gamut: colors the variants (sRGB) cannot show
     /// will be brought inside it.
-    public var isWideGamut: Bool {
+    package var isWideGamut: Bool {
         guard let primaries, let reference = Self.sRGBPrimaries else { return false }
         return primaries.contains { Self.distanceOutside($0, triangle: reference) > Self.tolerance }
     }

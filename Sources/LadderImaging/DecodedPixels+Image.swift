@@ -1,8 +1,8 @@
-public import LadderJPEG
+package import LadderJPEG
 
 extension DecodedPixels {
     /// An image of these pixels, for resizing and encoding.
-    public func image() throws(ImagingError) -> Image {
+    package func image() throws(ImagingError) -> Image {
         let shown = displayable()
         return try Image(
             pixels: shown.samples, width: width, height: height, bands: shown.components,
@@ -12,7 +12,7 @@ extension DecodedPixels {
 
 extension Image {
     /// The pixels of this in-memory 8-bit image.
-    public func decodedPixels() throws(ImagingError) -> DecodedPixels {
+    package func decodedPixels() throws(ImagingError) -> DecodedPixels {
         let samples = try withPixels { Array($0) }
         return DecodedPixels(width: width, height: height, components: bands, samples: samples)
     }

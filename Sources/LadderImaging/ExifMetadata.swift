@@ -2,7 +2,7 @@ internal import CExif
 import Foundation
 
 /// A text tag that ladder can carry from a source's EXIF into its variants.
-public enum ExifField: String, CaseIterable, Sendable, Codable {
+package enum ExifField: String, CaseIterable, Sendable, Codable {
     case artist
     case copyright
     case imageDescription
@@ -30,7 +30,7 @@ public enum ExifField: String, CaseIterable, Sendable, Codable {
 }
 
 /// An EXIF tag that identifies a person or a device.
-public enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStringConvertible {
+package enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStringConvertible {
     case artist = 0x013B
     case makerNotes = 0x927C
     case ownerName = 0xA430
@@ -40,7 +40,7 @@ public enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStri
     var ifd: ExifIfd { self == .artist ? EXIF_IFD_0 : EXIF_IFD_EXIF }
 
     /// What the tag holds, in plain words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .artist: "the photographer's name (Artist)"
         case .makerNotes: "maker notes (which often hold the camera's serial number)"
@@ -51,7 +51,7 @@ public enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStri
     }
 
     /// The tag's name in the EXIF standard, as `ladder check` reports it: "EXIF Artist".
-    public var label: String {
+    package var label: String {
         switch self {
         case .artist: "EXIF Artist"
         case .makerNotes: "EXIF MakerNote"
@@ -63,24 +63,24 @@ public enum ExifPersonalTag: UInt32, CaseIterable, Sendable, Codable, CustomStri
 }
 
 /// What a source's EXIF block says that matters to ladder, read with libexif.
-public struct ExifMetadata: Sendable, Equatable {
+package struct ExifMetadata: Sendable, Equatable {
     /// The Orientation tag (1...8) when present and valid.
-    public var orientation: Int?
+    package var orientation: Int?
     /// True when the GPS directory holds at least one entry.
-    public var hasGPS: Bool
+    package var hasGPS: Bool
     /// True when the block carries an embedded thumbnail image.
-    public var hasThumbnail: Bool
+    package var hasThumbnail: Bool
     /// The text tags found, untouched (EXIF dates read "YYYY:MM:DD HH:MM:SS").
-    public var fields: [ExifField: String]
+    package var fields: [ExifField: String]
     /// OffsetTimeOriginal ("+02:00") when present.
-    public var offsetTimeOriginal: String?
+    package var offsetTimeOriginal: String?
     /// Tags that identify a person or a device, besides GPS, in tag order.
-    public var personalTags: [ExifPersonalTag]
+    package var personalTags: [ExifPersonalTag]
     /// Where the photo was taken, when the GPS tags hold a position (not a void one, and not
     /// 0° 0°, which cameras write when they have no fix).
-    public var gpsPosition: GPSPosition?
+    package var gpsPosition: GPSPosition?
 
-    public init(
+    package init(
         orientation: Int? = nil, hasGPS: Bool = false, hasThumbnail: Bool = false,
         fields: [ExifField: String] = [:], offsetTimeOriginal: String? = nil, personalTags: [ExifPersonalTag] = [],
         gpsPosition: GPSPosition? = nil
@@ -96,7 +96,7 @@ public struct ExifMetadata: Sendable, Equatable {
 
     /// The capture time as ISO 8601 ("2012-09-29T16:11:25", with the offset when the camera
     /// recorded one), or nil when DateTimeOriginal is absent or malformed.
-    public var captureDate: String? {
+    package var captureDate: String? {
         guard let raw = fields[.dateTimeOriginal] else { return nil }
         let text = Array(raw.utf8)
         // "YYYY:MM:DD HH:MM:SS"
@@ -119,7 +119,7 @@ public struct ExifMetadata: Sendable, Equatable {
 
     /// Parses an EXIF block as libvips attaches it (an APP1 payload beginning "Exif\0\0", or a
     /// bare TIFF structure). Returns nil when libexif finds nothing in it.
-    public init?(parsing block: [UInt8]) {
+    package init?(parsing block: [UInt8]) {
         guard !block.isEmpty, let data = exif_data_new() else { return nil }
         defer { exif_data_unref(data) }
         // Read what is there, without libexif adding the entries the specification requires.
@@ -207,7 +207,7 @@ public struct ExifMetadata: Sendable, Equatable {
     /// A new EXIF block (an APP1 payload beginning "Exif\0\0") holding only `fields` from this
     /// metadata, or nil when none of them is present. Orientation is left out, which means
     /// upright; GPS and the thumbnail are never written.
-    public func encodedBlock(keeping keep: Set<ExifField>) -> [UInt8]? {
+    package func encodedBlock(keeping keep: Set<ExifField>) -> [UInt8]? {
         let kept = ExifField.allCases.filter { keep.contains($0) }.compactMap { field in
             fields[field].map { (field, $0) }
         }
@@ -244,17 +244,17 @@ public struct ExifMetadata: Sendable, Equatable {
 }
 
 /// A position on Earth, in degrees (north and east positive).
-public struct GPSPosition: Sendable, Equatable, Codable, CustomStringConvertible {
-    public var latitude: Double
-    public var longitude: Double
+package struct GPSPosition: Sendable, Equatable, Codable, CustomStringConvertible {
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(latitude: Double, longitude: Double) {
+    package init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
     }
 
     /// "47.6062° N, 122.3321° W".
-    public var description: String {
+    package var description: String {
         String(
             format: "%.4f° %@, %.4f° %@", abs(latitude), latitude < 0 ? "S" : "N", abs(longitude),
             longitude < 0 ? "W" : "E")

@@ -3,30 +3,30 @@
 /// datasets), bare 8BIM resources, or bare IIM datasets (TIFF's IPTC tag).
 ///
 /// Only what `ladder check` needs is kept: which datasets hold a value, never the values.
-public struct IPTCRecord: Sendable, Equatable {
+package struct IPTCRecord: Sendable, Equatable {
     /// One dataset's number: record 2, dataset 80 is the by-line.
-    public struct DataSet: Sendable, Hashable, Comparable {
-        public var record: UInt8
-        public var number: UInt8
+    package struct DataSet: Sendable, Hashable, Comparable {
+        package var record: UInt8
+        package var number: UInt8
 
-        public init(_ record: UInt8, _ number: UInt8) {
+        package init(_ record: UInt8, _ number: UInt8) {
             self.record = record
             self.number = number
         }
 
-        public static func < (left: DataSet, right: DataSet) -> Bool {
+        package static func < (left: DataSet, right: DataSet) -> Bool {
             (left.record, left.number) < (right.record, right.number)
         }
     }
 
     /// Datasets that hold something besides blanks and NULs, in file order, each once.
-    public var filledDataSets: [DataSet]
+    package var filledDataSets: [DataSet]
 
-    public init(filledDataSets: [DataSet]) { self.filledDataSets = filledDataSets }
+    package init(filledDataSets: [DataSet]) { self.filledDataSets = filledDataSets }
 
     /// Parses a block; datasets cut short at the end of a damaged block are left out, and a
     /// block with no IIM in it gives an empty record.
-    public init(parsing block: [UInt8]) {
+    package init(parsing block: [UInt8]) {
         var filled: [DataSet] = []
         for datasets in Self.iimBlocks(in: block[...]) {
             for (dataSet, value) in Self.dataSets(in: datasets)
@@ -40,15 +40,15 @@ public struct IPTCRecord: Sendable, Equatable {
     // MARK: - Fields that name people or places
 
     /// An IIM dataset that names a person or a place, with its name in the IIM standard.
-    public struct PersonalField: Sendable, Hashable {
-        public var dataSet: DataSet
-        public var name: String
-        public var names: PersonalData
+    package struct PersonalField: Sendable, Hashable {
+        package var dataSet: DataSet
+        package var name: String
+        package var names: PersonalData
     }
 
     /// The application-record (2:) datasets that name people or places. Keywords (2:25) are
     /// left out: IIM does not say whether a keyword is a person, a place or a topic.
-    public static let personalFields: [PersonalField] = [
+    package static let personalFields: [PersonalField] = [
         PersonalField(dataSet: DataSet(2, 80), name: "By-line", names: .creator),
         PersonalField(dataSet: DataSet(2, 122), name: "Writer/Editor", names: .creator),
         PersonalField(dataSet: DataSet(2, 116), name: "Copyright Notice", names: .copyrightHolder),
@@ -64,7 +64,7 @@ public struct IPTCRecord: Sendable, Equatable {
 
     /// The fields of `personalFields` that hold a value, as "IPTC By-line", in the order of
     /// that table.
-    public var personalFieldNames: [String] {
+    package var personalFieldNames: [String] {
         Self.personalFields.filter { filledDataSets.contains($0.dataSet) }.map { "IPTC \($0.name)" }
     }
 
@@ -130,7 +130,7 @@ public struct IPTCRecord: Sendable, Equatable {
 }
 
 /// What a metadata field found in an original says about people, places or devices.
-public enum PersonalData: String, Sendable, Hashable, Codable {
+package enum PersonalData: String, Sendable, Hashable, Codable {
     /// The name of whoever made the picture (or wrote its caption, or is its contact).
     case creator
     /// Who holds the copyright.

@@ -1,5 +1,6 @@
 internal import CLadder
 internal import CVips
+package import LadderManifest
 
 extension Image {
     /// Decodes an image held in memory into display-ready pixels: upright (EXIF orientation
@@ -15,7 +16,7 @@ extension Image {
     ///   - header: the file's header, read beforehand; it decides the color conversion.
     ///   - box: the largest size wanted; the result fits inside it.
     ///   - strictness: which decoder complaints refuse the file.
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], header: ImageHeader, fitting box: PixelSize, background: RGBColor,
         strictness: DecodeStrictness
     ) throws(ImagingError) -> (image: Image, isTransparent: Bool) {
@@ -31,7 +32,7 @@ extension Image {
     /// the decode to fix the size would cost a second pass over the picture.
     ///
     /// - Parameter size: at most the image's upright size on each side (never an upscale).
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], header: ImageHeader, to size: PixelSize, background: RGBColor,
         strictness: DecodeStrictness
     ) throws(ImagingError) -> (image: Image, isTransparent: Bool) {

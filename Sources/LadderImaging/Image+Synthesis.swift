@@ -5,7 +5,7 @@ internal import CVips
 /// replay frames and reports need besides the pipeline itself.
 extension Image {
     /// How pixel values are to be understood.
-    public enum ColorSpace: Sendable {
+    package enum ColorSpace: Sendable {
         case sRGB
         case grayscale
         /// 16 bits a sample, sRGB primaries.
@@ -22,7 +22,7 @@ extension Image {
 
     /// An 8-bit image from interleaved samples, rows top to bottom
     /// (Wraps vips_image_new_from_memory_copy()).
-    public convenience init(
+    package convenience init(
         pixels: [UInt8], width: Int, height: Int, bands: Int, space: ColorSpace
     ) throws(ImagingError) {
         guard pixels.count == width * height * bands else {
@@ -44,7 +44,7 @@ extension Image {
     }
 
     /// Decodes an encoded image as it is stored: no orientation, color or size change, first page.
-    public convenience init(decoding bytes: [UInt8]) throws(ImagingError) {
+    package convenience init(decoding bytes: [UInt8]) throws(ImagingError) {
         let result: Result<UnsafeMutablePointer<VipsImage>, ImagingError> = bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress,
                 let loaded = ladder_vips_image_new_from_buffer(base, buffer.count, "")
@@ -61,7 +61,7 @@ extension Image {
     }
 
     /// The samples of one pixel (the image must be in memory and 8-bit).
-    public func pixel(x: Int, y: Int) throws(ImagingError) -> [UInt8] {
+    package func pixel(x: Int, y: Int) throws(ImagingError) -> [UInt8] {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(size)")
         let bands = self.bands
         let width = self.width
@@ -74,7 +74,7 @@ extension Image {
     /// A copy carrying extra metadata: libvips string fields (such as "exif-ifd0-Artist" or
     /// "exif-ifd3-GPSLatitude", which its savers write as EXIF), integer fields (such as
     /// "orientation") and binary fields (such as "jpeg-thumbnail-data" or "icc-profile-data").
-    public func withMetadata(
+    package func withMetadata(
         strings: [String: String] = [:], integers: [String: Int] = [:], blobs: [String: [UInt8]] = [:]
     ) throws(ImagingError) -> Image {
         let copy = try apply("copy") { ladder_vips_copy(pointer, $0, vips_image_get_interpretation(pointer)) }
@@ -88,17 +88,18 @@ extension Image {
 
     /// Transforms the pixels to an ICC profile: a built-in one ("srgb", "p3", "cmyk") or a file
     /// (Wraps vips_icc_transform()); the result carries the profile.
-    public func transformed(toProfile profile: String, from inputProfile: String? = nil) throws(ImagingError) -> Image {
+    package func transformed(toProfile profile: String, from inputProfile: String? = nil) throws(ImagingError) -> Image
+    {
         try apply("transform to \(profile)") { ladder_vips_icc_transform(pointer, $0, profile, inputProfile) }
     }
 
     /// Converts to another color space by libvips' own formulas (Wraps vips_colourspace()).
-    public func converted(to space: ColorSpace) throws(ImagingError) -> Image {
+    package func converted(to space: ColorSpace) throws(ImagingError) -> Image {
         try apply("convert color") { ladder_vips_colorspace(pointer, $0, space.interpretation) }
     }
 
     /// Stacks frames into one animation, for savers that write several pages (GIF, WebP).
-    public static func animation(frames: [Image]) throws(ImagingError) -> Image {
+    package static func animation(frames: [Image]) throws(ImagingError) -> Image {
         guard let first = frames.first else {
             throw ImagingError(operation: "make an animation", path: nil, reason: "no frames")
         }

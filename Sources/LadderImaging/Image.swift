@@ -1,11 +1,12 @@
 internal import CLadder
 internal import CVips
+package import LadderManifest
 
 /// A libvips image, owned: the reference is released when the value goes away.
 ///
 /// Not `Sendable`: an image stays inside the function that made it. Operations return new images
 /// and never change this one.
-public final class Image {
+package final class Image {
     let pointer: UnsafeMutablePointer<VipsImage>
 
     /// Takes ownership of a +1 reference.
@@ -15,19 +16,19 @@ public final class Image {
 
     deinit { g_object_unref(pointer) }
 
-    public var width: Int { Int(vips_image_get_width(pointer)) }
-    public var height: Int { Int(vips_image_get_height(pointer)) }
-    public var bands: Int { Int(vips_image_get_bands(pointer)) }
-    public var size: PixelSize { PixelSize(width: width, height: height) }
+    package var width: Int { Int(vips_image_get_width(pointer)) }
+    package var height: Int { Int(vips_image_get_height(pointer)) }
+    package var bands: Int { Int(vips_image_get_bands(pointer)) }
+    package var size: PixelSize { PixelSize(width: width, height: height) }
 
     /// True for 8-bit unsigned samples.
-    public var isEightBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR }
+    package var isEightBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR }
 
     /// True when the last band is alpha, as libvips understands it.
-    public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    package var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
 
     /// True when the image is grayscale (1 band, or 2 with alpha).
-    public var isGrayscale: Bool { bands - (hasAlpha ? 1 : 0) < 3 }
+    package var isGrayscale: Bool { bands - (hasAlpha ? 1 : 0) < 3 }
 
     // MARK: - Operations
 
@@ -45,9 +46,9 @@ public final class Image {
 
     /// How a downscale is filtered: libvips' vips_resize(), a box shrink by an integer factor
     /// followed by a convolution `kernel` over what is left of the reduction.
-    public struct Resampling: Sendable, Hashable, CustomStringConvertible {
+    package struct Resampling: Sendable, Hashable, CustomStringConvertible {
         /// The interpolation kernel (libvips' VipsKernel).
-        public enum Kernel: String, Sendable, Hashable, CaseIterable {
+        package enum Kernel: String, Sendable, Hashable, CaseIterable {
             case nearest, linear, cubic, mitchell, lanczos2, lanczos3
 
             var vipsKernel: VipsKernel {
@@ -62,37 +63,36 @@ public final class Image {
             }
         }
 
-        public var kernel: Kernel
+        package var kernel: Kernel
         /// libvips' reducing gap: the box shrink stops while at least this factor is left to the
         /// kernel; 0 means no box shrink at all, the kernel alone spans the whole reduction.
-        public var gap: Double
+        package var gap: Double
 
-        public init(kernel: Kernel, gap: Double) {
+        package init(kernel: Kernel, gap: Double) {
             self.kernel = kernel
             self.gap = gap
         }
 
         /// libvips' default for vips_resize() in 8.14: a box shrink down to the last factor of
         /// two, Lanczos3 over the rest. The box shrink is faster and adds a little aliasing.
-        public static let libvipsDefault = Resampling(kernel: .lanczos3, gap: 2)
+        package static let libvipsDefault = Resampling(kernel: .lanczos3, gap: 2)
 
         /// Lanczos3 over the whole reduction, with no box shrink: what a reference resampler
         /// does.
-        public static let lanczos3 = Resampling(kernel: .lanczos3, gap: 0)
+        package static let lanczos3 = Resampling(kernel: .lanczos3, gap: 0)
 
         /// One triangle (bilinear) filter as wide as the reduction, no box shrink: the cheapest
         /// smooth downscale, for pictures nobody looks at closely (a placeholder's few pixels).
-        public static let triangle = Resampling(kernel: .linear, gap: 0)
+        package static let triangle = Resampling(kernel: .linear, gap: 0)
 
-        public var description: String { "\(kernel.rawValue) gap \(gap)" }
+        package var description: String { "\(kernel.rawValue) gap \(gap)" }
     }
 
     /// Resizes to exactly `target` (Wraps vips_resize(); a reduction of both sides with no box
     /// shrink and a kernel other than nearest wraps vips_reduce(), which makes the same pixels
-    /// with fewer region buffers: a render worker's libvips memory at its peak, for a
-    /// 12-megapixel source, is 5.9 MB against 7.9 MB through vips_resize, as
-    /// RenderingTests.workerImagingMemory measures).
-    public func resized(
+    /// with fewer region buffers, which RenderingTests.workerImagingMemory holds a render
+    /// worker's libvips memory to; docs/BENCHMARKS.md, "Memory per job").
+    package func resized(
         to target: PixelSize, with resampling: Resampling = .libvipsDefault
     ) throws(ImagingError) -> Image {
         if target == size { return self }
@@ -115,17 +115,22 @@ public final class Image {
 
     /// Composites the image over a solid background and drops its alpha band
     /// (Wraps vips_flatten()). Returns the image itself when it has no alpha.
-    public func flattened(onto background: RGBColor) throws(ImagingError) -> Image {
+    package func flattened(onto background: RGBColor) throws(ImagingError) -> Image {
         guard hasAlpha else { return self }
         let values: [Double] =
             isGrayscale
-            ? [background.luma] : [Double(background.red), Double(background.green), Double(background.blue)]
+            ? [Self.luma(of: background)] : [Double(background.red), Double(background.green), Double(background.blue)]
         return try apply("flatten alpha") { ladder_vips_flatten(pointer, $0, values, Int32(values.count)) }
+    }
+
+    /// The grey level of `color` (Rec. 601 weights, as libvips uses for sRGB to B_W).
+    static func luma(of color: RGBColor) -> Double {
+        (0.299 * Double(color.red) + 0.587 * Double(color.green) + 0.114 * Double(color.blue)).rounded()
     }
 
     /// Converts to 8-bit sRGB, or 8-bit grayscale when the image is grayscale
     /// (Wraps vips_colourspace() and vips_cast()).
-    public func inDisplaySpace() throws(ImagingError) -> Image {
+    package func inDisplaySpace() throws(ImagingError) -> Image {
         let space = isGrayscale ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
         var image = self
         if vips_image_guess_interpretation(pointer) != space || !isEightBit {
@@ -139,7 +144,7 @@ public final class Image {
 
     /// Renders the pixels into memory, so that later operations read them instead of decoding
     /// again (Wraps vips_image_copy_memory()).
-    public func inMemory() throws(ImagingError) -> Image {
+    package func inMemory() throws(ImagingError) -> Image {
         guard let copy = vips_image_copy_memory(pointer) else {
             throw ImagingError(operation: "decode", path: nil, reason: takeVipsError())
         }
@@ -148,7 +153,7 @@ public final class Image {
 
     /// True when the image has an alpha channel and some pixel is less than opaque. The image
     /// must be 8-bit and in memory.
-    public func hasTransparentPixels() throws(ImagingError) -> Bool {
+    package func hasTransparentPixels() throws(ImagingError) -> Bool {
         guard hasAlpha else { return false }
         let step = bands
         return try withPixels { raw in
@@ -164,7 +169,7 @@ public final class Image {
     /// Calls `body` with the image's 8-bit pixels, rows packed top to bottom.
 
     /// The image must be in memory (see `inMemory()`).
-    public func withPixels<Result>(
+    package func withPixels<Result>(
         _ body: (UnsafeRawBufferPointer) -> Result
     ) throws(ImagingError) -> Result {
         guard let data = vips_image_get_data(pointer) else {
@@ -176,7 +181,7 @@ public final class Image {
 
     /// Encodes with a libvips saver, for example `".png"` or `".png[compression=9]"`
     /// (Wraps vips_image_write_to_buffer()).
-    public func encoded(as suffix: String) throws(ImagingError) -> [UInt8] {
+    package func encoded(as suffix: String) throws(ImagingError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard ladder_vips_write_to_buffer(pointer, suffix, &buffer, &length) == 0, let buffer else {

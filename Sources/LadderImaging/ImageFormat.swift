@@ -1,7 +1,7 @@
 internal import CVips
 
 /// The image formats ladder decodes. The file's first bytes decide, never its name.
-public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
+package enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
     case jpeg, png, webp, gif, tiff, heif
 
     /// The libvips loader classes for the format (each with its file, buffer and source forms).
@@ -23,7 +23,7 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
     }
 
     /// The file extensions that name the format (lower case).
-    public var extensions: Set<String> {
+    package var extensions: Set<String> {
         switch self {
         case .jpeg: ["jpg", "jpeg", "jpe", "jfif", "mpo"]
         case .png: ["png", "apng"]
@@ -35,7 +35,7 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
     }
 
     /// The extension files of this format usually have.
-    public var preferredExtension: String {
+    package var preferredExtension: String {
         switch self {
         case .jpeg: "jpg"
         case .tiff: "tif"
@@ -46,15 +46,15 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
 
     /// The format an extension names, if any.
 
-    public static func named(byExtension extensionName: String) -> ImageFormat? {
+    package static func named(byExtension extensionName: String) -> ImageFormat? {
         let lowered = extensionName.lowercased()
         return allCases.first { $0.extensions.contains(lowered) }
     }
 
-    public static func < (lhs: ImageFormat, rhs: ImageFormat) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: ImageFormat, rhs: ImageFormat) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// What a file's first bytes say it is.
-    public enum Sniffed: Sendable, Equatable {
+    package enum Sniffed: Sendable, Equatable {
         /// A format ladder reads.
         case format(ImageFormat)
         /// Something else that is recognised, described for messages ("an SVG document").
@@ -64,7 +64,7 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
     }
 
     /// Identifies a file by its signature bytes.
-    public static func sniff(_ bytes: [UInt8]) -> Sniffed {
+    package static func sniff(_ bytes: [UInt8]) -> Sniffed {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
         }
@@ -108,7 +108,7 @@ extension Imaging {
     /// and the loaders libvips flags as untrusted (ImageMagick, SVG, PDF, JPEG 2000...) stay
     /// blocked whatever happens (Wraps vips_operation_block_set() and vips_block_untrusted_set()).
     /// Process-wide: call it before decoding, not while another thread decodes.
-    public static func allowLoaders(_ formats: Set<ImageFormat>) {
+    package static func allowLoaders(_ formats: Set<ImageFormat>) {
         vips_operation_block_set("VipsForeignLoad", 1)
         for format in formats { vips_operation_block_set(format.loaderClass, 0) }
         vips_block_untrusted_set(1)

@@ -2,7 +2,7 @@ internal import CLadder
 internal import CVips
 
 /// How much damage a decoder may find before the file is refused.
-public enum DecodeStrictness: String, Sendable, CaseIterable, Codable {
+package enum DecodeStrictness: String, Sendable, CaseIterable, Codable {
     /// Any decoder warning (truncated data, corrupt Huffman codes, extraneous bytes) fails.
     case warning
     /// Errors fail; truncation counts as an error.
@@ -20,49 +20,49 @@ public enum DecodeStrictness: String, Sendable, CaseIterable, Codable {
 }
 
 /// What an image file's header says, read without decoding its pixels.
-public struct ImageHeader: Sendable, Equatable {
+package struct ImageHeader: Sendable, Equatable {
     /// The libvips loader that reads it, without the "_buffer" suffix: "jpegload", "pngload"...
-    public var loader: String
+    package var loader: String
     /// The size as stored in the file, before the orientation is applied.
-    public var storedSize: PixelSize
+    package var storedSize: PixelSize
     /// The EXIF orientation libvips will apply, 1...8 (1 when absent or invalid).
-    public var orientation: Int
+    package var orientation: Int
     /// Bands, including alpha.
-    public var bands: Int
-    public var hasAlpha: Bool
+    package var bands: Int
+    package var hasAlpha: Bool
     /// libvips' name for the color space: "srgb", "b-w", "cmyk", "rgb16", "grey16", "lab"...
-    public var colorSpace: String
+    package var colorSpace: String
     /// Bits per sample: 8, 16, 32...
-    public var bitsPerSample: Int
+    package var bitsPerSample: Int
     /// The embedded ICC profile, when there is one.
-    public var iccProfile: [UInt8]?
+    package var iccProfile: [UInt8]?
     /// Pages or animation frames in the file.
-    public var pageCount: Int
+    package var pageCount: Int
     /// True for a progressive (multi-scan) JPEG.
-    public var isProgressiveJPEG: Bool
+    package var isProgressiveJPEG: Bool
     /// The EXIF block parsed with libexif, when there is one.
-    public var exif: ExifMetadata?
+    package var exif: ExifMetadata?
     /// The XMP packet, when there is one: which of its fields name people, places or devices.
-    public var xmp: XMPPacket?
+    package var xmp: XMPPacket?
     /// The IPTC-IIM block, when there is one: which of its datasets hold a value.
-    public var iptc: IPTCRecord?
+    package var iptc: IPTCRecord?
 
     /// The size once the orientation is applied.
-    public var size: PixelSize { orientation >= 5 ? storedSize.transposed : storedSize }
+    package var size: PixelSize { orientation >= 5 ? storedSize.transposed : storedSize }
 
     /// True for grayscale images (with or without alpha).
-    public var isGrayscale: Bool { bands - (hasAlpha ? 1 : 0) < 3 }
+    package var isGrayscale: Bool { bands - (hasAlpha ? 1 : 0) < 3 }
 
     /// True for CMYK images.
-    public var isCMYK: Bool { colorSpace == "cmyk" }
+    package var isCMYK: Bool { colorSpace == "cmyk" }
 
     /// The image format, named after its loader: "jpeg", "png", "webp", "gif", "tiff", "heif"...
-    public var format: String {
+    package var format: String {
         loader.hasSuffix("load") ? String(loader.dropLast(4)) : loader
     }
 
     /// Reads the header of an encoded image held in memory.
-    public init(reading bytes: [UInt8]) throws(ImagingError) {
+    package init(reading bytes: [UInt8]) throws(ImagingError) {
         let result: Result<ImageHeader, ImagingError> = bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return .failure(ImagingError(operation: "read the header", path: nil, reason: "the file is empty"))

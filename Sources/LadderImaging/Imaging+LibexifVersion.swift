@@ -3,7 +3,7 @@ import Foundation
 
 extension Imaging {
     /// The libexif shared library loaded in this process, with every link resolved.
-    public static let libexifLibraryPath: String? = {
+    package static let libexifLibraryPath: String? = {
         guard let fileName = ladder_libexif_path() else { return nil }
         return URL(fileURLWithPath: String(cString: fileName)).resolvingSymlinksInPath().path
     }()
@@ -14,7 +14,7 @@ extension Imaging {
     /// `path`, which carries its full ABI version ("libexif.so.12.3.4"). Nothing beside the
     /// library is read: a pkg-config file exists only where the development package is installed,
     /// and a runtime-only install must give the same recipe fingerprints as a development one.
-    public static func libexifVersion(libraryAt path: String) -> String {
+    package static func libexifVersion(libraryAt path: String) -> String {
         URL(fileURLWithPath: path).lastPathComponent
     }
 }

@@ -4,12 +4,12 @@ import Foundation
 import Synchronization
 
 /// Start-up and identity of the imaging libraries.
-public enum Imaging {
+package enum Imaging {
     /// The versions of the C libraries ladder was built and runs with.
-    public struct Versions: Sendable, Equatable {
-        public var libvips: String
-        public var libjpeg: String
-        public var libexif: String
+    package struct Versions: Sendable, Equatable {
+        package var libvips: String
+        package var libjpeg: String
+        package var libexif: String
     }
 
     private static let started = Mutex<Bool>(false)
@@ -33,7 +33,7 @@ public enum Imaging {
     ///     which ladder never lets run) when it starts, each with its libraries; with `formats`
     ///     only the modules these formats need are loaded.
     /// - Throws: `ImagingError` when libvips cannot start.
-    public static func start(
+    package static func start(
         threadsPerImage: Int = 1, tileHeight: Int? = nil, formats: Set<ImageFormat>? = nil
     ) throws(ImagingError) {
         let failure: ImagingError? = started.withLock { isStarted in
@@ -98,10 +98,10 @@ public enum Imaging {
 
     /// The most memory libvips has held at once in this process so far: its pictures, region
     /// buffers and caches (Wraps vips_tracked_get_mem_highwater()).
-    public static var peakTrackedBytes: Int { Int(vips_tracked_get_mem_highwater()) }
+    package static var peakTrackedBytes: Int { Int(vips_tracked_get_mem_highwater()) }
 
     /// The versions of libvips, libjpeg-turbo and libexif in use.
-    public static var versions: Versions {
+    package static var versions: Versions {
         Versions(
             libvips: String(cString: vips_version_string()), libjpeg: JPEGLibrary.version, libexif: libexifVersion)
     }
@@ -119,7 +119,7 @@ func takeVipsError() -> String {
 extension Imaging {
     /// Frees libvips' per-thread buffers; call on a thread that used libvips before it ends
     /// (Wraps vips_thread_shutdown()).
-    public static func threadWillExit() {
+    package static func threadWillExit() {
         // Without vips_init() there are no per-thread buffers, and the call would crash.
         guard started.withLock({ $0 }) else { return }
         vips_thread_shutdown()
@@ -132,7 +132,7 @@ extension Imaging {
 extension Imaging {
     /// Receives libvips' warnings (GLib log messages of the "VIPS" domain), which would otherwise
     /// be printed straight to standard error. They are discarded until a handler is set.
-    public static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
+    package static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
         warningHandler.withLock { $0 = handler }
     }
 
@@ -146,7 +146,7 @@ extension Imaging {
     /// libvips reports decoder damage (truncated data, corrupt entropy codes) as process-wide
     /// GLib warnings, emitted from its own worker threads; they can be told apart only when one
     /// image is processed at a time in the process, which the caller must ensure.
-    public static func collectingWarnings<Result, Failure: Error>(
+    package static func collectingWarnings<Result, Failure: Error>(
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> (Result, [String]) {
         collectedWarnings.withLock { $0 = [] }

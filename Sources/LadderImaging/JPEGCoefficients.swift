@@ -5,25 +5,25 @@ internal import CLadderJPEG
 /// every version decodes to the same pixels and keeps every marker of the source.
 ///
 /// Not `Sendable`: the libjpeg object belongs to the function that made it.
-public final class JPEGCoefficients {
+package final class JPEGCoefficients {
     private let handle: OpaquePointer
     /// The number of color components: 1 for grayscale, 3 for YCbCr.
-    public let components: Int
+    package let components: Int
 
     /// Whether a sample was taken (see `init(reading:sample:)`).
-    public let isSampled: Bool
+    package let isSampled: Bool
 
     /// A sample of an image: a grid of `across` x `down` tiles, each `columns` x `rows` iMCUs
     /// (an iMCU is 16x16 pixels for 4:2:0, 8x8 for 4:4:4), taken from the middles of equal
     /// cells of the image, clear of its last iMCU row and column (which may be partly
     /// padding), and put side by side in that order: a smaller image with the same detail.
-    public struct Sample: Sendable, Equatable {
-        public var across: Int
-        public var down: Int
-        public var columns: Int
-        public var rows: Int
+    package struct Sample: Sendable, Equatable {
+        package var across: Int
+        package var down: Int
+        package var columns: Int
+        package var rows: Int
 
-        public init(across: Int, down: Int, columns: Int, rows: Int) {
+        package init(across: Int, down: Int, columns: Int, rows: Int) {
             (self.across, self.down, self.columns, self.rows) = (across, down, columns, rows)
         }
     }
@@ -31,7 +31,7 @@ public final class JPEGCoefficients {
     /// Reads `bytes`; with a `sample`, also keeps that sample of the image. The tiles must fit
     /// clear of the image's last iMCU row and column (`down` x `rows` iMCU rows at most of the
     /// others, and alike for columns), or the read fails.
-    public init(reading bytes: [UInt8], sample: Sample? = nil) throws(ImagingError) {
+    package init(reading bytes: [UInt8], sample: Sample? = nil) throws(ImagingError) {
         var message = [CChar](repeating: 0, count: 256)
         // The coefficients take the render buffer's pages while it is free (the picture they
         // were encoded from is released by then), and give it back when they go.
@@ -70,19 +70,19 @@ public final class JPEGCoefficients {
     }
 
     /// The image written with exactly the scans of `scans`.
-    public func written(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {
+    package func written(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {
         try write(scans.map(\.libjpegScan), count: Int32(scans.count), sample: false)
     }
 
     /// The sample (see `init(reading:sample:)`) written with exactly the scans of
     /// `scans`, without the source's markers; the whole image when no sample was taken.
-    public func sampleWritten(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {
+    package func sampleWritten(scans: [JPEGScan]) throws(ImagingError) -> [UInt8] {
         try write(scans.map(\.libjpegScan), count: Int32(scans.count), sample: isSampled)
     }
 
     /// The image written with libjpeg's default progression (`jpeg_simple_progression`: 10 scans
     /// for YCbCr, 6 for grayscale), the reference that scripts are compared with.
-    public func writtenWithDefaultProgression() throws(ImagingError) -> [UInt8] {
+    package func writtenWithDefaultProgression() throws(ImagingError) -> [UInt8] {
         try write([], count: -1, sample: false)
     }
 

@@ -4,14 +4,14 @@ import Foundation
 /// One scan of a progressive JPEG: which components it carries, the band of DCT coefficients
 /// (`ss`...`se`), and the successive-approximation bits (`ah`, `al`), as in libjpeg's
 /// `jpeg_scan_info` and jpegtran's `-scans` files.
-public struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var components: [Int]
-    public var ss: Int
-    public var se: Int
-    public var ah: Int
-    public var al: Int
+package struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
+    package var components: [Int]
+    package var ss: Int
+    package var se: Int
+    package var ah: Int
+    package var al: Int
 
-    public init(components: [Int], ss: Int, se: Int, ah: Int, al: Int) {
+    package init(components: [Int], ss: Int, se: Int, ah: Int, al: Int) {
         self.components = components
         self.ss = ss
         self.se = se
@@ -20,7 +20,7 @@ public struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// jpegtran notation: "0,1,2: 0-0, 0, 0".
-    public var description: String {
+    package var description: String {
         components.map(String.init).joined(separator: ",") + ": \(ss)-\(se), \(ah), \(al)"
     }
 }
@@ -41,22 +41,22 @@ extension JPEGScan {
 }
 
 /// How to encode a JPEG.
-public struct JPEGEncoding: Sendable, Hashable {
+package struct JPEGEncoding: Sendable, Hashable {
     /// libjpeg quality, 1...100.
-    public var quality: Int
+    package var quality: Int
     /// True for no chroma subsampling (4:4:4); false for 4:2:0.
-    public var fullChroma: Bool
+    package var fullChroma: Bool
     /// The progressive scan script; empty for a baseline JPEG.
-    public var scans: [JPEGScan]
+    package var scans: [JPEGScan]
     /// An EXIF block to embed (APP1 payload beginning "Exif\0\0").
-    public var exif: [UInt8]?
+    package var exif: [UInt8]?
     /// An ICC profile to embed.
-    public var iccProfile: [UInt8]?
+    package var iccProfile: [UInt8]?
     /// For a baseline file: libjpeg's standard Huffman tables instead of optimal ones (faster,
     /// larger; for files that only carry coefficients to be re-scanned).
-    public var standardTables = false
+    package var standardTables = false
 
-    public init(
+    package init(
         quality: Int, fullChroma: Bool, scans: [JPEGScan] = [], exif: [UInt8]? = nil,
         iccProfile: [UInt8]? = nil
     ) {
@@ -71,7 +71,7 @@ public struct JPEGEncoding: Sendable, Hashable {
 extension Image {
     /// Encodes this 8-bit, 1- or 3-band, in-memory image with libjpeg-turbo, writing exactly the
     /// scans of `encoding.scans` (libvips' own saver cannot take a scan script).
-    public func jpegEncoded(_ encoding: JPEGEncoding) throws(ImagingError) -> [UInt8] {
+    package func jpegEncoded(_ encoding: JPEGEncoding) throws(ImagingError) -> [UInt8] {
         guard isEightBit, bands == 1 || bands == 3 else {
             throw ImagingError(
                 operation: "encode JPEG", path: nil,

@@ -10,22 +10,22 @@ internal import CLadderJPEG
 /// Reading every scan to the end of image sees them all, at the cost of entropy decoding: the
 /// skipped rows of a single-scan file are entropy-decoded and discarded with no inverse DCT at
 /// all, and only the last row is made (at 1/8 scale, an inverse DCT of the DC term only).
-public struct JPEGEntropyRead: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    public var components: Int
-    public var isProgressive: Bool
-    public var isArithmetic: Bool
+package struct JPEGEntropyRead: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
+    package var components: Int
+    package var isProgressive: Bool
+    package var isArithmetic: Bool
     /// The scans libjpeg read: its own count, independent of ladder's segment walk.
-    public var scans: Int
+    package var scans: Int
     /// libjpeg's warnings on the way to the end of image.
-    public var warnings: Int
+    package var warnings: Int
     /// The text of the last warning, when there was one.
-    public var lastWarning: String?
+    package var lastWarning: String?
 
     /// Reads `bytes` to the end of image; libjpeg's coefficient buffers may use at most
     /// `memoryLimit` bytes (a larger image fails with libjpeg's error instead).
-    public init(reading bytes: [UInt8], memoryLimit: Int) throws(ImagingError) {
+    package init(reading bytes: [UInt8], memoryLimit: Int) throws(ImagingError) {
         var result = ladder_jpeg_read_result()
         let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return -2 }

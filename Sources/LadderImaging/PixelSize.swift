@@ -1,17 +1,17 @@
 /// A width and height in pixels.
-public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
+package struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
+    package var width: Int
+    package var height: Int
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 
-    public var pixelCount: Int { width * height }
+    package var pixelCount: Int { width * height }
 
     /// The same size turned a quarter turn.
-    public var transposed: PixelSize { PixelSize(width: height, height: width) }
+    package var transposed: PixelSize { PixelSize(width: height, height: width) }
 
-    public var description: String { "\(width)x\(height)" }
+    package var description: String { "\(width)x\(height)" }
 }

@@ -72,7 +72,7 @@ extension Imaging {
     /// Keeps one buffer of at most `limit` bytes for the process's life, for the decoded picture
     /// of each render and then the coefficients the scan-script choice reads (`RenderBuffer`).
     /// For render workers, which render one source after another.
-    public static func reuseRenderMemory(upTo limit: Int) {
+    package static func reuseRenderMemory(upTo limit: Int) {
         RenderBuffer.shared.setLimit(limit)
     }
 }

@@ -12,28 +12,28 @@ import Foundation
 /// element, directly or inside an array or a structure (`dc:creator` → `rdf:Seq` → `rdf:li`,
 /// `Iptc4xmpExt:LocationShown` → `rdf:Bag` → `rdf:li` with `Iptc4xmpExt:City="…"`).
 /// Properties are matched by namespace URI, so the prefix a writer chose does not matter.
-public struct XMPPacket: Sendable, Equatable {
+package struct XMPPacket: Sendable, Equatable {
     /// The watched properties that hold a value, as "XMP photoshop:City" (with the usual
     /// prefix), in the order of `personalProperties`.
-    public var personalFieldNames: [String]
+    package var personalFieldNames: [String]
     /// The position exif:GPSLatitude and exif:GPSLongitude hold, when both parse and it is not
     /// 0° 0° (which is what devices write when they have no fix).
-    public var gpsPosition: GPSPosition?
+    package var gpsPosition: GPSPosition?
 
-    public init(personalFieldNames: [String] = [], gpsPosition: GPSPosition? = nil) {
+    package init(personalFieldNames: [String] = [], gpsPosition: GPSPosition? = nil) {
         self.personalFieldNames = personalFieldNames
         self.gpsPosition = gpsPosition
     }
 
     /// A standard property that names a person, a place or a device.
-    public struct Property: Sendable, Hashable {
-        public var namespace: String
+    package struct Property: Sendable, Hashable {
+        package var namespace: String
         /// The prefix writers use for the namespace, for messages.
-        public var prefix: String
-        public var name: String
-        public var names: PersonalData
+        package var prefix: String
+        package var name: String
+        package var names: PersonalData
 
-        public var label: String { "XMP \(prefix):\(name)" }
+        package var label: String { "XMP \(prefix):\(name)" }
     }
 
     static let dc = "http://purl.org/dc/elements/1.1/"
@@ -53,7 +53,7 @@ public struct XMPPacket: Sendable, Equatable {
     /// The properties watched. Keywords (dc:subject) are left out: XMP does not say whether a
     /// keyword is a person, a place or a topic; the IPTC Extension's person and location
     /// properties and named face regions are the standard places for those.
-    public static let personalProperties: [Property] = [
+    package static let personalProperties: [Property] = [
         Property(namespace: dc, prefix: "dc", name: "creator", names: .creator),
         Property(namespace: tiff, prefix: "tiff", name: "Artist", names: .creator),
         Property(namespace: plus, prefix: "plus", name: "ImageCreator", names: .creator),
@@ -86,7 +86,7 @@ public struct XMPPacket: Sendable, Equatable {
 
     /// Parses a packet. A packet that is not well-formed XML is read up to its first error:
     /// what was found before it is kept.
-    public init(parsing packet: [UInt8]) {
+    package init(parsing packet: [UInt8]) {
         // A JPEG's packet comes with its APP1 namespace ("http://ns.adobe.com/xap/1.0/\0")
         // before the XML, and may end in NULs.
         var bytes = packet.drop { $0 != UInt8(ascii: "<") }

@@ -1,9 +1,9 @@
 internal import CLadderJPEG
 
 /// 8-bit pixels in memory, interleaved, rows top to bottom.
-public struct DecodedPixels: Sendable, Equatable {
+package struct DecodedPixels: Sendable, Equatable {
     /// What the samples mean.
-    public enum ColorModel: Sendable, Equatable {
+    package enum ColorModel: Sendable, Equatable {
         case grayscale
         case rgb
         /// JPEG's YCbCr (full-range BT.601), as the decoder produces it before color conversion.
@@ -21,14 +21,14 @@ public struct DecodedPixels: Sendable, Equatable {
         }
     }
 
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// 1 (grayscale), 3 (RGB or YCbCr) or 4 (CMYK).
-    public var components: Int
-    public var colorModel: ColorModel
-    public var samples: [UInt8]
+    package var components: Int
+    package var colorModel: ColorModel
+    package var samples: [UInt8]
 
-    public init(width: Int, height: Int, components: Int, colorModel: ColorModel? = nil, samples: [UInt8]) {
+    package init(width: Int, height: Int, components: Int, colorModel: ColorModel? = nil, samples: [UInt8]) {
         self.width = width
         self.height = height
         self.components = components
@@ -46,7 +46,7 @@ public struct DecodedPixels: Sendable, Equatable {
     /// file shows (Wraps jpeg_read_scanlines() over the whole image). With `lumaOnly`, a YCbCr
     /// file decodes to its Y plane alone (grayscale pixels), at about half the cost; with
     /// `rgb`, to RGB, converted by libjpeg.
-    public init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false, rgb: Bool = false) throws(ImagingError) {
+    package init(decodingJPEG bytes: [UInt8], lumaOnly: Bool = false, rgb: Bool = false) throws(ImagingError) {
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0
         var height: Int32 = 0
@@ -74,7 +74,7 @@ public struct DecodedPixels: Sendable, Equatable {
     /// The luma plane, which quality measures compare: the plane the eye judges sharpness by.
     /// For YCbCr it is the decoder's own Y; grayscale is its own luma; RGB uses Rec. 601
     /// weights; CMYK the mean of its inverted channels.
-    public func luma() -> [UInt8] {
+    package func luma() -> [UInt8] {
         switch colorModel {
         case .grayscale:
             return samples
@@ -114,7 +114,7 @@ public struct DecodedPixels: Sendable, Equatable {
 
     /// The same picture as RGB (or grayscale), for showing: YCbCr is converted with JPEG's
     /// full-range BT.601 equations, CMYK naively.
-    public func displayable() -> DecodedPixels {
+    package func displayable() -> DecodedPixels {
         switch colorModel {
         case .grayscale, .rgb:
             return self

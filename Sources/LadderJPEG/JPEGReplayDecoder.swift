@@ -9,35 +9,35 @@ internal import CLadderJPEG
 /// decoded twice.
 ///
 /// Not `Sendable`: one replay belongs to the function that runs it.
-public final class JPEGReplayDecoder {
+package final class JPEGReplayDecoder {
     /// Where the decoder stands after `advance(to:)`. `width` and `height` are those of the pictures
     /// it renders.
-    public struct State: Sendable, Equatable {
-        public var headerReady: Bool
-        public var width: Int
-        public var height: Int
-        public var components: Int
-        public var colorModel: DecodedPixels.ColorModel
-        public var isProgressive: Bool
+    package struct State: Sendable, Equatable {
+        package var headerReady: Bool
+        package var width: Int
+        package var height: Int
+        package var components: Int
+        package var colorModel: DecodedPixels.ColorModel
+        package var isProgressive: Bool
         /// Scans whose data libjpeg has wholly absorbed.
-        public var scansCompleted: Int
+        package var scansCompleted: Int
         /// The scan libjpeg is reading (1-based; 0 before the first).
-        public var inputScan: Int
+        package var inputScan: Int
         /// True once every component has its DC coefficients: the first moment a browser paints.
-        public var allDCReceived: Bool
+        package var allDCReceived: Bool
         /// True once the end-of-image marker has been read.
-        public var inputComplete: Bool
+        package var inputComplete: Bool
         /// Corrupt-data warnings libjpeg raised so far.
-        public var warnings: Int
+        package var warnings: Int
     }
 
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     private let handle: OpaquePointer
     /// The bytes that have arrived, at the start of `bytes`.
-    public private(set) var received = 0
+    package private(set) var received = 0
     /// The picture being painted (`startPainting(scan:)`), rows top to bottom.
     private var canvas: [UInt8] = []
-    public private(set) var state = State(
+    package private(set) var state = State(
         headerReady: false, width: 0, height: 0, components: 0, colorModel: .rgb, isProgressive: false,
         scansCompleted: 0, inputScan: 0,
         allDCReceived: false, inputComplete: false, warnings: 0)
@@ -49,7 +49,7 @@ public final class JPEGReplayDecoder {
     /// render whole. With `scaleEighths` below 8, pictures render at that many eighths of the
     /// file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
     /// measuring.
-    public convenience init(
+    package convenience init(
         _ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8
     )
         throws(ImagingError)
@@ -62,7 +62,7 @@ public final class JPEGReplayDecoder {
     /// Prepares to replay a file of `length` bytes that arrive later (`append`), with the options
     /// of `init(_:maximumScans:lumaOnly:rgb:scaleEighths:)`. With a `maximumMemory` (bytes),
     /// libjpeg's buffers are bounded, so that a header that claims a huge picture fails at once.
-    public init(
+    package init(
         length: Int, maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8,
         maximumMemory: Int = 0
     ) throws(ImagingError) {
@@ -82,7 +82,7 @@ public final class JPEGReplayDecoder {
 
     /// The largest scale in eighths (1 to 8) at which libjpeg renders a `width` x `height`
     /// picture with its long side at most `side` pixels; 1 when even an eighth is larger.
-    public static func scaleEighths(fitting side: Int, width: Int, height: Int) -> Int {
+    package static func scaleEighths(fitting side: Int, width: Int, height: Int) -> Int {
         let long = max(width, height)
         return (1...8).last { (long * $0 + 7) / 8 <= side } ?? 1
     }
@@ -93,11 +93,11 @@ public final class JPEGReplayDecoder {
     }
 
     /// The file's length.
-    public var length: Int { bytes.count }
+    package var length: Int { bytes.count }
 
     /// Adds bytes that arrived after those received so far (beyond the file's length, they are
     /// dropped); libjpeg sees them once they are made visible.
-    public func append(_ more: UnsafeRawBufferPointer) {
+    package func append(_ more: UnsafeRawBufferPointer) {
         let count = min(more.count, bytes.count - received)
         guard count > 0, let source = more.baseAddress else { return }
         UnsafeMutableRawPointer(bytes.baseAddress! + received).copyMemory(from: source, byteCount: count)
@@ -106,7 +106,7 @@ public final class JPEGReplayDecoder {
 
     /// Makes the first `available` bytes visible without letting libjpeg read them: a paint
     /// waiting for bytes (`paintRows()` returned nil) reads what it needs itself.
-    public func expose(_ available: Int) {
+    package func expose(_ available: Int) {
         ladder_replay_expose(handle, min(available, received))
     }
 
@@ -114,7 +114,7 @@ public final class JPEGReplayDecoder {
     /// smoothing now and keeps that for the whole paint: started once the scan is complete and
     /// before the next scan's header is visible, the picture is the one a decoder given only
     /// those scans (and an end of image) shows, djpeg for one.
-    public func startPainting(scan: Int) throws(ImagingError) {
+    package func startPainting(scan: Int) throws(ImagingError) {
         guard state.headerReady else {
             throw ImagingError(operation: "paint", path: nil, reason: "the header has not arrived")
         }
@@ -128,7 +128,7 @@ public final class JPEGReplayDecoder {
     /// Paints what it can of the picture `startPainting(scan:)` started: the whole picture, or
     /// nil when libjpeg needs bytes that are not visible yet (after a DC scan, its last two block
     /// rows wait for the next scan's header or the end of the image; expose more and call again).
-    public func paintRows() throws(ImagingError) -> DecodedPixels? {
+    package func paintRows() throws(ImagingError) -> DecodedPixels? {
         guard !canvas.isEmpty else {
             throw ImagingError(operation: "paint", path: nil, reason: "no paint was started")
         }
@@ -149,7 +149,7 @@ public final class JPEGReplayDecoder {
 
     /// Makes the first `available` bytes visible and lets libjpeg absorb what it can.
     @discardableResult
-    public func advance(to available: Int) throws(ImagingError) -> State {
+    package func advance(to available: Int) throws(ImagingError) -> State {
         var raw = ladder_replay_state()
         var message = [CChar](repeating: 0, count: 256)
         let status = ladder_replay_advance(handle, min(available, received), &raw, &message, message.count)
@@ -168,7 +168,7 @@ public final class JPEGReplayDecoder {
 
     /// The picture as it stands once scan `scan` is complete, with block smoothing as browsers do.
     /// libjpeg must have moved past the scan (`inputScan > scan`, or the input is complete).
-    public func render(scan: Int) throws(ImagingError) -> DecodedPixels {
+    package func render(scan: Int) throws(ImagingError) -> DecodedPixels {
         guard state.headerReady else {
             throw ImagingError(operation: "render", path: nil, reason: "the header has not arrived")
         }
@@ -189,5 +189,5 @@ public final class JPEGReplayDecoder {
     }
 
     /// The text of libjpeg's last warning ("Corrupt JPEG data: ..."), or "".
-    public var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
+    package var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LadderCLI
-import LadderTestSupport
 import Testing
 
 /// `ladder check` as a designer and a pre-commit hook run it.

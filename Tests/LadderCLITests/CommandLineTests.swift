@@ -1,7 +1,6 @@
 import Foundation
 import LadderCLI
 import LadderCore
-import LadderTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,6 @@
 import Foundation
 import LadderCore
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 extension CorpusTests {

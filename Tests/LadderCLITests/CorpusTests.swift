@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// Real camera and odd-format files from ../shared/corpus, when it is there.

@@ -1,6 +1,5 @@
 import Foundation
 import LadderCLI
-import LadderTestSupport
 import Testing
 
 /// Every `ladder COMMAND --help` tells the truth: each option it lists (in its usage line or its

@@ -1,5 +1,4 @@
 import Foundation
-import LadderTestSupport
 import Testing
 
 /// examples/pre-commit/pre-commit in a real git repository, with the built ladder on the PATH.

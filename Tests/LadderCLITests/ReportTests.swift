@@ -2,7 +2,6 @@ import Foundation
 import LadderCLI
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// `ladder build --report DIR`: the page a designer opens and CI uploads.

@@ -1,5 +1,4 @@
 import LadderCLI
-import LadderTestSupport
 
 /// Runs ladder in this process as a user would type `arguments`, with `environment` as its
 /// whole environment, and returns its exit code and what it wrote to each stream.

@@ -1,5 +1,4 @@
 import Foundation
-import LadderTestSupport
 import Testing
 
 /// The repository's scripts: a failed build must stop them instead of running an old binary.
@@ -8,17 +7,20 @@ struct ScriptsTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The scripts that build ladder and then run it.
-    static let runners = ["run", "test", "bench", "crashloop", "diskfull"]
+    /// The scripts that build ladder (and the benchmarks' tools) and then run it.
+    static let runners = ["run", "test", "bench", "replay-bench", "crashloop", "diskfull", "build-bench"]
 
-    @Test("every script that runs ladder builds it through scripts/build-ladder, with nothing that hides a failure")
+    /// The checked builds: each exits with the compiler's failure.
+    static let checkedBuilds: Set<String> = ["scripts/build-ladder", "scripts/build-bench"]
+
+    @Test("every script that runs ladder builds it through a checked build script, with nothing that hides a failure")
     func runnersUseTheCheckedBuild() throws {
         for name in Self.runners {
             let text = try String(
                 contentsOf: Self.repository.appendingPathComponent("scripts/" + name), encoding: .utf8)
             let lines = text.split(separator: "\n").map(String.init)
-            let build = lines.firstIndex { $0.trimmingCharacters(in: .whitespaces) == "scripts/build-ladder" }
-            #expect(build != nil, "scripts/\(name) builds through scripts/build-ladder")
+            let build = lines.firstIndex { Self.checkedBuilds.contains($0.trimmingCharacters(in: .whitespaces)) }
+            #expect(build != nil, "scripts/\(name) builds through scripts/build-ladder or scripts/build-bench")
             #expect(lines.first { $0.contains("set -euo pipefail") } != nil, "scripts/\(name) stops on a failure")
             let hidden = lines.filter { $0.contains("swift build") && $0.contains("|| true") }
             #expect(hidden.isEmpty, "scripts/\(name) hides a failed swift build: \(hidden)")

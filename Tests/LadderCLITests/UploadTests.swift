@@ -1,6 +1,5 @@
 import Foundation
 import LadderCLI
-import LadderTestSupport
 import Testing
 
 /// examples/upload against a real S3-compatible server (moto's, on the loopback address): what

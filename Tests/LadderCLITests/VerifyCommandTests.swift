@@ -2,7 +2,6 @@ import Foundation
 import LadderCLI
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 #if canImport(FoundationXML)

@@ -1,7 +1,6 @@
 import Foundation
 import LadderClient
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// The memory cache of pictures and the disk cache of files.

@@ -1,7 +1,6 @@
 import Foundation
 import LadderClient
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// What the client draws, against libjpeg-turbo's own one-shot decoder (djpeg).

@@ -1,7 +1,6 @@
 import Foundation
 import LadderClient
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// The client against a real HTTP server on 127.0.0.1 serving a folder that a build wrote.
@@ -262,8 +261,8 @@ struct LadderClientTests {
             let made = LadderClient(baseURL: ladder.server.baseURL, configuration: configuration)
             client = made
             _ = try await Timeline.record(made.load(.sha1(ladder.sha1s[0]), width: 40, height: 40))
+            #expect(delegate != nil, "the session holds its delegate while it lives")
         }
-        #expect(delegate != nil, "the session holds its delegate while it lives")
         try await waitUntil { client == nil && delegate == nil }
         #expect(client == nil, "the client is released once its loads are done")
         #expect(delegate == nil, "the session let go of its delegate: it was invalidated")

@@ -1,5 +1,4 @@
 import Foundation
-import LadderTestSupport
 import Testing
 
 /// What an app developer reads and links: the examples and documented code parse, and the

@@ -1,7 +1,6 @@
 import Foundation
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// `ladder-serve-check`, run as a user runs it against a served ladder.

@@ -3,7 +3,6 @@ import LadderClient
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 
 /// A ladder that `ladder build` (the Builder, in this process) made from generated photos,
 /// served by a fresh loopback server for each test.

@@ -1,7 +1,6 @@
 import Foundation
 import LadderClient
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// Loads that share downloads, queue by priority, and resume where a download stopped.

@@ -1,6 +1,5 @@
 import Foundation
 import LadderCore
-import LadderTestSupport
 import Testing
 
 /// Files written together (the manifest's index) land whole or not at all, as a single file

@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// Whole builds in temporary folders, in this process.

@@ -1,7 +1,7 @@
 import Foundation
 import LadderCore
 import LadderImaging
-import LadderTestSupport
+import LadderManifest
 import Testing
 
 @Suite("pipeline.json")

@@ -1,6 +1,5 @@
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 @Suite("JPEG structure")

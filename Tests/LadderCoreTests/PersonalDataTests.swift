@@ -1,7 +1,6 @@
 import Foundation
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 /// Personal data in the originals: reported at info level, by field name, only when a field

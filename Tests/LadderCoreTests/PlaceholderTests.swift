@@ -1,7 +1,6 @@
 import Foundation
 import LadderCore
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// The manifest's placeholder, averageColor and hasAlpha, and the index files beside it.
@@ -34,7 +33,7 @@ struct PlaceholderTests {
         // The four quadrants' colours, averaged: what the picture's mean must be.
         let colors = TestImages.quadrantColors
         let mean = (0..<3).map { channel in Double(colors.reduce(0) { $0 + Int($1[channel]) }) / 4 }
-        let average = try #require(quadrants.averageColor.flatMap(HexColor.init))
+        let average = try #require(quadrants.averageColor.flatMap(RGBColor.init))
         #expect(
             zip([average.red, average.green, average.blue].map(Double.init), mean).allSatisfy { abs($0 - $1) <= 4 })
         let hash = try #require(quadrants.placeholder.flatMap { ThumbHash(base64: $0) })

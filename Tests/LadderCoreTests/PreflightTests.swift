@@ -1,6 +1,5 @@
 import Foundation
 import LadderCore
-import LadderTestSupport
 import Testing
 
 /// `ladder check`: what a designer is told about their files before a build.

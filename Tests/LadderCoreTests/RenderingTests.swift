@@ -1,14 +1,14 @@
 import Foundation
 import LadderCore
 import LadderImaging
-import LadderTestSupport
+import LadderManifest
 import Testing
 
 /// What a user sees in the variants: upright pixels, sRGB, flattened alpha, no private metadata,
 /// exact scans.
 @Suite("Rendering")
 struct RenderingTests {
-    static let variants = PipelineConfiguration.defaultVariants
+    static let variants = Defaults.variants
     static let settings = RenderSettings(background: .white, keep: [])
 
     init() { TestImages.start() }
@@ -100,7 +100,7 @@ struct RenderingTests {
 
     @Test("transparent pixels are flattened onto the configured background")
     func alpha() throws {
-        for background in [RGBColor.white, RGBColor(hex: "#102030")!] {
+        for background in [RGBColor.white, RGBColor("#102030")!] {
             let settings = RenderSettings(background: background, keep: [])
             let rendered = try Self.render(TestImages.halfTransparentPNG(), settings: settings)
             let image = try Image(decoding: Self.variant("full", of: rendered).bytes)

@@ -1,7 +1,6 @@
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,7 +14,7 @@ import Testing
 /// score within 0.005 SSIM of the reference itself saved at the same JPEG quality.
 @Suite("Resampling")
 struct ResamplingTests {
-    static let variants = PipelineConfiguration.defaultVariants
+    static let variants = Defaults.variants
     static let settings = RenderSettings(background: .white, keep: [])
 
     init() { TestImages.start() }
@@ -209,15 +208,15 @@ struct ResamplingTests {
         #expect(alternatives.count == 11)
         // And the same resampling arranged otherwise, which only the renderer revision records:
         // revision 3 resized small_thumb from large_thumb, revision 4 from the decoded picture.
-        let revision = RecipeFingerprint.rendererRevision
+        let revision = RendererIdentity.current.revision
         let earlier = alternatives.map { ($0, revision) } + [(current, revision - 1)]
         for (other, otherRevision) in earlier {
             var previous = Manifest.ImageEntry(sources: ["a.jpg"], width: 1200, height: 900, variants: [:])
             var fingerprints: [String: String] = [:]
             for recipe in Self.variants {
                 let old = RecipeFingerprint.compute(
-                    recipe, background: .white, keep: [], versions: versions, resampling: other,
-                    revision: otherRevision)
+                    recipe, background: .white, keep: [], versions: versions,
+                    renderer: RendererIdentity(revision: otherRevision, resampling: other))
                 let new = RecipeFingerprint.compute(recipe, background: .white, keep: [], versions: versions)
                 #expect(
                     old != new, "\(recipe.name) made with \(other) by revision \(otherRevision) keeps its fingerprint")
@@ -236,6 +235,6 @@ struct ResamplingTests {
             RecipeFingerprint.compute(Self.variants[0], background: .white, keep: [], versions: versions)
                 == RecipeFingerprint.compute(
                     Self.variants[0], background: .white, keep: [], versions: versions,
-                    resampling: VariantRenderer().resampling))
+                    renderer: RendererIdentity(revision: revision, resampling: VariantRenderer().resampling)))
     }
 }

@@ -1,13 +1,12 @@
 import Foundation
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 @Suite("Scan script choice")
 struct ScanChoiceTests {
     /// The default full-size variant: 5 scans, script chosen per image.
-    static let recipe = PipelineConfiguration.defaultVariants.first { $0.name == "full" }!
+    static let recipe = Defaults.variants.first { $0.name == "full" }!
 
     /// The image encoded for the default full-size variant, and the same coefficients with the
     /// fixed 5-scan script.

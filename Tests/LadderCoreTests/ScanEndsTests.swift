@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// The manifest's `scanEnds`, checked with libjpeg as the oracle: given only the first

@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// Splitting a build over machines with `--shard K/N` and joining it with `ladder merge`.

@@ -1,7 +1,6 @@
 import Foundation
 import LadderCore
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// How the manifest names sources in folders given as `..` or as absolute paths.

@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// Damage in a JPEG's entropy-coded data that libvips decodes through without a warning, and

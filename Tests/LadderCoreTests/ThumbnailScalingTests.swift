@@ -1,6 +1,5 @@
 import LadderCore
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 /// The stretch of a thumbnail to the full picture's size (what the ladder timeline measures),

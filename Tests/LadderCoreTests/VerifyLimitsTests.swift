@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// `ladder verify` on files it must not trust: decode limits, cheap checks first, replay cache.

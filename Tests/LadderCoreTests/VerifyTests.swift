@@ -2,7 +2,6 @@ import Foundation
 import LadderCore
 import LadderImaging
 import LadderManifest
-import LadderTestSupport
 import Testing
 
 /// `ladder verify` after real builds, with the tampering CI must catch.

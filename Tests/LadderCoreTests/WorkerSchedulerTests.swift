@@ -7,11 +7,11 @@ import Testing
 /// sources do not multiply memory by the number of workers.
 @Suite("Worker pool scheduler")
 struct WorkerSchedulerTests {
-    /// Starts `enter(pixels:)` on another thread; the flag turns true once it is admitted.
-    static func enterInBackground(_ control: WorkerPool.Scheduler, pixels: Int) -> Flag {
+    /// Starts `admit(pixels:)` on another thread; the flag turns true once it is admitted.
+    static func enterInBackground(_ control: WorkerPool.Scheduler<Never>, pixels: Int) -> Flag {
         let admitted = Flag()
         Thread.detachNewThread {
-            control.enter(pixels: pixels)
+            _ = control.admit(pixels: pixels)
             admitted.set()
         }
         return admitted
@@ -36,16 +36,16 @@ struct WorkerSchedulerTests {
     @Test("a second big source waits for the first even when a job slot is free")
 
     func bigSourcesRunAlone() {
-        let control = WorkerPool.Scheduler(slots: 2, pixelBudget: 100_000_000)
-        control.enter(pixels: 80_000_000)
+        let control = WorkerPool.Scheduler<Never>(slots: 2, pixelBudget: 100_000_000)
+        _ = control.admit(pixels: 80_000_000)
         let second = Self.enterInBackground(control, pixels: 80_000_000)
         Self.expectHeldBack(second, "admitted beside the first") { control.leave(pixels: 80_000_000) }
     }
 
     @Test("small sources run side by side up to the number of jobs")
     func smallSourcesShare() {
-        let control = WorkerPool.Scheduler(slots: 2, pixelBudget: 100_000_000)
-        control.enter(pixels: 12_000_000)
+        let control = WorkerPool.Scheduler<Never>(slots: 2, pixelBudget: 100_000_000)
+        _ = control.admit(pixels: 12_000_000)
         let second = Self.enterInBackground(control, pixels: 12_000_000)
         #expect(Self.eventually { second.isSet })
         let third = Self.enterInBackground(control, pixels: 1_000)
@@ -54,7 +54,7 @@ struct WorkerSchedulerTests {
 
     @Test("a source above the budget still runs, alone")
     func oversizedRunsAlone() {
-        let control = WorkerPool.Scheduler(slots: 2, pixelBudget: 10)
+        let control = WorkerPool.Scheduler<Never>(slots: 2, pixelBudget: 10)
         let first = Self.enterInBackground(control, pixels: 1_000)
         #expect(Self.eventually { first.isSet })
     }

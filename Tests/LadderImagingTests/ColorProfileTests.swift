@@ -1,6 +1,5 @@
 import Foundation
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 /// Telling wide-gamut profiles from sRGB ones, on real files' embedded profiles.

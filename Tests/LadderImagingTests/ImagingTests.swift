@@ -1,6 +1,5 @@
 import Foundation
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 @Suite("Imaging")
@@ -37,13 +36,6 @@ struct ImagingTests {
         var runtimeOnly = Imaging.versions
         runtimeOnly.libexif = Imaging.libexifVersion(libraryAt: copy)
         #expect(runtimeOnly == Imaging.versions, "so every recipe fingerprint is the same")
-    }
-
-    @Test("colors parse from #rrggbb and print back")
-    func colors() {
-        #expect(RGBColor(hex: "#FF8000") == RGBColor(red: 255, green: 128, blue: 0))
-        #expect(RGBColor(hex: "#ff8000")?.description == "#ff8000")
-        for bad in ["ff8000", "#ff80", "#gg8000", "#ff80000", "white"] { #expect(RGBColor(hex: bad) == nil) }
     }
 
     @Test("the header tells size, orientation, colors and EXIF without decoding pixels")

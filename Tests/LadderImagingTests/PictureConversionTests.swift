@@ -1,5 +1,4 @@
 import LadderImaging
-import LadderTestSupport
 import Testing
 
 /// The conversions replays apply to decoded pictures, checked against libjpeg's own.

@@ -48,7 +48,7 @@ struct BuildCommand: LadderCommand {
     ]
 
     var configPath = "pipeline.json"
-    var jobs = Builder.defaultJobs
+    var jobs = Defaults.jobs
     var json = false
     var wait = true
     var shardSpecification: String?

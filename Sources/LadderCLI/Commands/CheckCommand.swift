@@ -39,7 +39,7 @@ struct CheckCommand: LadderCommand {
     var configPath = "pipeline.json"
     var json = false
     var strict = false
-    var jobs = Builder.defaultJobs
+    var jobs = Defaults.jobs
     var files: [String]?
     var verbosity = Verbosity.normal
 

@@ -13,6 +13,8 @@ protocol LadderCommand: Sendable {
     static var discussion: String { get }
     static var options: [OptionSpec] { get }
     static var exitCodes: [(ExitCode, String)] { get }
+    /// A command ladder runs for itself (`__render-worker`), not listed by `ladder --help`.
+    static var isInternal: Bool { get }
 
     init(parsing options: ParsedOptions) throws(UsageError)
 
@@ -28,7 +30,9 @@ struct CommandContext: Sendable {
 }
 
 extension LadderCommand {
-    /// The options every command has.
+    static var isInternal: Bool { false }
+
+    /// The options every command has (`--help` last).
     static var commonOptions: [OptionSpec] {
         [
             OptionSpec(names: ["--quiet", "-q"], help: "Print only errors and the result."),

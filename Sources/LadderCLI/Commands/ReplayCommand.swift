@@ -7,7 +7,7 @@ struct ReplayCommand: LadderCommand {
     static let name = "replay"
     static let summary = "Replay how JPEG files load progressively, scan by scan."
     static let synopsis =
-        "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE] [--compare [--candidates] [--all-scripts]]"
+        "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE] [--compare [--candidates]]"
     static let discussion = """
         Feeds each file to libjpeg-turbo chunk by chunk, as a browser or an app's incremental
         image source receives it, and renders what can be shown after each scan. For every scan
@@ -19,12 +19,15 @@ struct ReplayCommand: LadderCommand {
         """
     static let options = [
         OptionSpec(names: ["--json"], help: "Print the results as one JSON object on standard output."),
-        OptionSpec(names: ["--chunk"], value: "BYTES", help: "Bytes delivered at a time.", defaultText: "16384"),
+        OptionSpec(
+            names: ["--chunk"], value: "BYTES", help: "Bytes delivered at a time.",
+            defaultText: "\(Defaults.chunkBytes)"),
         OptionSpec(
             names: ["--scans"], value: "N", help: "Also require exactly N scans in every file."),
         OptionSpec(
             names: ["--first-paint-budget"], value: "SHARE",
-            help: "The share of a file (0 to 1) by which the first picture must show.", defaultText: "0.25"),
+            help: "The share of a file (0 to 1) by which the first picture must show.",
+            defaultText: "\(Defaults.firstPaintBudget)"),
         OptionSpec(
             names: ["--compare"],
             help:
@@ -34,11 +37,6 @@ struct ReplayCommand: LadderCommand {
             names: ["--candidates"],
             help:
                 "With --compare, also every candidate script \"script\": \"auto\" chooses from, with the chooser's estimate next to the replayed measure."
-        ),
-        OptionSpec(
-            names: ["--all-scripts"],
-            help:
-                "With --compare, also the best of every valid 5-scan script for a color file (every luma split, the DC with or without its lowest bit, every place of the chroma scans): by SSIM, by SSIM with the first picture within 12 % of the file, and by PSNR. Slow: about a hundred encodes of the file."
         ),
     ]
     static let exitCodes: [(ExitCode, String)] = [
@@ -54,7 +52,6 @@ struct ReplayCommand: LadderCommand {
     var verbosity = Verbosity.normal
     var compare = false
     var candidates = false
-    var allScripts = false
 
     init(parsing options: ParsedOptions) throws(UsageError) {
         files = options.positional
@@ -74,8 +71,6 @@ struct ReplayCommand: LadderCommand {
         compare = options.has("--compare")
         candidates = options.has("--candidates")
         if candidates && !compare { throw UsageError("--candidates goes with --compare", command: Self.name) }
-        allScripts = options.has("--all-scripts")
-        if allScripts && !compare { throw UsageError("--all-scripts goes with --compare", command: Self.name) }
     }
 
     func run(_ context: CommandContext) -> ExitCode {
@@ -126,7 +121,6 @@ struct ReplayCommand: LadderCommand {
                         bytes, scans: replayOptions.expectedScans ?? 5,
                         firstPictureBudget: replayOptions.firstPaintBudget)
                 }
-                if allScripts { versions += try ScanComparison.bestValid(bytes) }
                 results.append(ScanComparisonJSON(path: file, versions: versions, error: nil))
             } catch {
                 failed = true

@@ -34,7 +34,7 @@ struct VerifyCommand: LadderCommand {
         ),
         OptionSpec(
             names: ["--chunk"], value: "BYTES", help: "Bytes delivered at a time in replays.",
-            defaultText: "replay.chunkBytes, 16384"),
+            defaultText: "replay.chunkBytes, \(Defaults.chunkBytes)"),
         OptionSpec(names: ["--json"], help: "Print the result as one JSON object on standard output."),
         OptionSpec(names: ["--junit"], value: "FILE", help: "Also write JUnit XML, one test case per image."),
         OptionSpec(
@@ -59,7 +59,7 @@ struct VerifyCommand: LadderCommand {
     var json = false
     var junitPath: String?
     var framesPath: String?
-    var jobs = Builder.defaultJobs
+    var jobs = Defaults.jobs
     var verbosity = Verbosity.normal
 
     init(parsing options: ParsedOptions) throws(UsageError) {

@@ -95,7 +95,7 @@ struct LadderLoad: Sendable {
         }
 
         if let text = entry.placeholder, let hash = ThumbHash(base64: text), let picture = Picture(placeholder: hash) {
-            let color = entry.averageColor.flatMap(HexColor.init)
+            let color = entry.averageColor.flatMap(RGBColor.init)
             let stage = Frame.Stage.placeholder(hash, averageColor: color)
             show(Frame(picture: picture, stage: stage, rung: nil, format: nil, isFinal: false), at: -1)
         }

@@ -1,6 +1,6 @@
 /// Why a build stopped before writing its manifest. The previous manifest, and every file it
 /// names, is left as it was.
-public enum BuildError: Error, Sendable, CustomStringConvertible {
+package enum BuildError: Error, Sendable, CustomStringConvertible {
     /// Reading the output, or writing, failed (disk full, permissions, I/O error).
     case io(FileSystemError)
     /// Another build holds the output folder and waiting was not allowed.
@@ -20,7 +20,7 @@ public enum BuildError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .io(let error):
             var text = error.description

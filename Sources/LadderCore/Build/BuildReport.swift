@@ -1,42 +1,42 @@
 /// What a build did.
-public struct BuildReport: Sendable, Equatable {
+package struct BuildReport: Sendable, Equatable {
     /// Source files found.
-    public var sources: Int
+    package var sources: Int
     /// Distinct images whose variants were made in this run (all or some of them).
-    public var built: Int
+    package var built: Int
     /// Distinct images whose variants were all up to date.
-    public var skipped: Int
+    package var skipped: Int
     /// The share of the sources this build made, when it was one shard of a build.
-    public var shard: Shard?
+    package var shard: Shard?
     /// Sources left to the other shards.
-    public var inOtherShards: Int
+    package var inOtherShards: Int
     /// Sources that could not be built, with the reason, sorted by path.
-    public var failed: [Failure]
+    package var failed: [Failure]
     /// What the user should know about the sources: entries passed over (links, special files),
     /// names that clash on other systems, extensions that do not match the content.
-    public var warnings: [SourceWarning]
+    package var warnings: [SourceWarning]
 
     /// Sources read and hashed (the others were known unchanged from the stat cache).
-    public var hashed: Int
+    package var hashed: Int
     /// Variant files written.
-    public var filesWritten: Int
+    package var filesWritten: Int
     /// Stale variant files deleted.
-    public var filesRemoved: Int
+    package var filesRemoved: Int
     /// True when the manifest was written (false when it was already up to date).
-    public var manifestWritten: Bool
-    public var manifestPath: String
-    public var outputDirectory: String
+    package var manifestWritten: Bool
+    package var manifestPath: String
+    package var outputDirectory: String
     /// Wall time, in seconds.
-    public var seconds: Double
+    package var seconds: Double
 
-    public struct Failure: Sendable, Equatable {
-        public var source: String
-        public var reason: String
+    package struct Failure: Sendable, Equatable {
+        package var source: String
+        package var reason: String
     }
 }
 
 /// Hears about a build while it runs, for progress displays.
-public protocol BuildObserving: Sendable {
+package protocol BuildObserving: Sendable {
     /// The sources are found; `total` of them will be processed.
     func buildStarted(total: Int)
     /// One source is done.
@@ -46,7 +46,7 @@ public protocol BuildObserving: Sendable {
 }
 
 /// How one source ended.
-public enum SourceOutcome: Sendable, Equatable {
+package enum SourceOutcome: Sendable, Equatable {
     case built
     case upToDate
     case failed(String)

@@ -9,11 +9,11 @@ import LadderManifest
 /// of one build may write into one folder side by side) plus its own shard lock, writes a
 /// partial manifest, owns the sources whose SHA1 falls to it, deletes only files of those,
 /// and leaves empty folders to the whole build.
-struct BuildScope: Sendable {
+package struct BuildScope: Sendable {
     private let shard: Shard?
     let configuration: PipelineConfiguration
 
-    init(configuration: PipelineConfiguration, shard: Shard?) {
+    package init(configuration: PipelineConfiguration, shard: Shard?) {
         self.configuration = configuration
         self.shard = shard
     }
@@ -24,7 +24,7 @@ struct BuildScope: Sendable {
     // MARK: - Files
 
     /// Where this scope's manifest is written.
-    var manifestPath: String {
+    package var manifestPath: String {
         shard?.partialManifestPath(for: configuration.manifestPath) ?? configuration.manifestPath
     }
 
@@ -34,12 +34,10 @@ struct BuildScope: Sendable {
     var fallbackManifestPath: String? { shard == nil ? nil : configuration.manifestPath }
 
     /// Names in the state folder (`.ladder/`), each carrying the shard's tag in a shard.
-    var snapshotName: String { ManifestSnapshot.fileName + suffix }
-    var fallbackSnapshotName: String { ManifestSnapshot.fileName }
-    var failureMemoryName: String { "failures" + suffix }
-    var pendingFilesName: String { "pending" + suffix }
-    static let statCacheName = "stat-cache"
-    private var suffix: String { shard.map { "." + $0.tag } ?? "" }
+    var snapshotName: String { StateFolder.manifestSnapshot(shard: shard) }
+    var fallbackSnapshotName: String { StateFolder.manifestSnapshot(shard: nil) }
+    var failureMemoryName: String { StateFolder.failures(shard: shard) }
+    var pendingFilesName: String { StateFolder.pendingFiles(shard: shard) }
 
     // MARK: - Locks
 
@@ -53,12 +51,12 @@ struct BuildScope: Sendable {
             ) { wait in try output.lockFile(OutputOwnership.lockFileName, wait: wait, shared: shard != nil) }
         ]
         if let shard {
-            let state = try Directory.create(configuration.resolve(Builder.stateFolder))
+            let state = try Directory.create(StateFolder.path(of: configuration))
             locks.append(
                 try Builder.acquire(
                     waitAllowed: wait, folder: folder,
                     announce: { _ in observer?.warning("waiting for another ladder build of shard \(shard) to finish") }
-                ) { wait in try state.lockFile(shard.tag + ".lock", wait: wait) })
+                ) { wait in try state.lockFile(StateFolder.lock(shard: shard), wait: wait) })
         }
         return locks
     }

@@ -1,19 +1,19 @@
 import Foundation
 import LadderImaging
-import LadderManifest
+package import LadderManifest
 
 /// The build state in `.ladder/` beside pipeline.json, for one scope: the previous manifest's
 /// snapshot, the stat cache and the memory of failed sources. Losing any of it costs only
 /// time; none of it can stand in for a manifest or a file that changed.
-struct BuildStateStore {
+package struct BuildStateStore {
     let scope: BuildScope
     /// Nil when the state folder cannot be made (the build still runs, from nothing).
     let folder: Directory?
     let observer: (any BuildObserving)?
 
-    init(scope: BuildScope, observer: (any BuildObserving)?) {
+    package init(scope: BuildScope, observer: (any BuildObserving)?) {
         self.scope = scope
-        self.folder = try? Directory.create(scope.configuration.resolve(Builder.stateFolder))
+        self.folder = try? Directory.create(StateFolder.path(of: scope.configuration))
         self.observer = observer
     }
 
@@ -29,7 +29,7 @@ struct BuildStateStore {
 
     /// The manifest the last build of this scope left (for a shard whose own is gone, the
     /// merged one); `snapshotIsCurrent` is false when the snapshot must be written again.
-    func previousManifest(in manifestFolder: Directory) -> (manifest: Manifest?, snapshotIsCurrent: Bool) {
+    package func previousManifest(in manifestFolder: Directory) -> (manifest: Manifest?, snapshotIsCurrent: Bool) {
         let loaded = load(scope.manifestPath, folder: manifestFolder, snapshotName: scope.snapshotName)
         if loaded.manifest == nil, let fallback = scope.fallbackManifestPath {
             return (load(fallback, folder: manifestFolder, snapshotName: scope.fallbackSnapshotName).manifest, false)
@@ -94,12 +94,12 @@ struct BuildStateStore {
 
     // MARK: - Stat cache and failures
 
-    func statCache() -> StatCache {
-        (try? folder?.readFile(BuildScope.statCacheName)).map { StatCache(serialized: $0) } ?? StatCache()
+    package func statCache() -> StatCache {
+        (try? folder?.readFile(StateFolder.statCache)).map { StatCache(serialized: $0) } ?? StatCache()
     }
 
     func save(_ cache: StatCache) {
-        try? folder?.writeAtomically(cache.serialized(), to: BuildScope.statCacheName)
+        try? folder?.writeAtomically(cache.serialized(), to: StateFolder.statCache)
     }
 
     func failureMemory() -> FailureMemory {

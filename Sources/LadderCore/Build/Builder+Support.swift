@@ -12,22 +12,9 @@ extension Builder {
         var warnings: [SourceWarning] = []
         for entry in manifest.images.values {
             guard let format = entry.format.flatMap(ImageFormat.init(rawValue:)) else { continue }
-            warnings += entry.sources.compactMap { extensionMismatch(path: $0, format: format) }
+            warnings += entry.sources.compactMap { SourceWarning.extensionMismatch(path: $0, format: format) }
         }
         return warnings
-    }
-
-    /// A warning when the extension of `path` names another format than `format`, its content's.
-    static func extensionMismatch(path: String, format: ImageFormat) -> SourceWarning? {
-        let name = FilePath.name(path)
-        guard let dot = name.lastIndex(of: "."),
-            let named = ImageFormat.named(byExtension: String(name[name.index(after: dot)...])), named != format
-        else { return nil }
-        return SourceWarning(
-            path: path,
-            message:
-                "named like \(named.rawValue.uppercased()) but the content is \(format.rawValue.uppercased()); ladder goes by the content"
-        )
     }
 
     /// SHA1 of source paths (sorted), each followed by a line feed: what every shard of a build
@@ -57,22 +44,5 @@ extension Builder {
 
     static func now() -> Int64 {
         Int64(Date().timeIntervalSince1970 * 1_000_000_000)
-    }
-}
-
-/// The output folder's subfolders, opened once each per build (a no-op build of 10,000 sources
-/// checks 30,000 files in them).
-final class OutputFolders: Sendable {
-    let output: Directory
-    private let opened = Mutex<[String: Directory]>([:])
-
-    init(_ output: Directory) { self.output = output }
-
-    /// The subfolder `name` (never a symbolic link), created when asked.
-    func folder(_ name: String, create: Bool) throws(FileSystemError) -> Directory {
-        if let folder = opened.withLock({ $0[name] }) { return folder }
-        let folder = try output.subdirectory(name, create: create)
-        opened.withLock { $0[name] = folder }
-        return folder
     }
 }

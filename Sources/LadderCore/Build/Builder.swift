@@ -1,5 +1,5 @@
 import Foundation
-public import LadderImaging
+package import LadderImaging
 import LadderManifest
 
 /// Runs a pipeline, in phases (see docs/ARCHITECTURE.md):
@@ -15,31 +15,31 @@ import LadderManifest
 /// Crash safety: variant files are written under temporary names, flushed and renamed; the
 /// manifest is replaced the same way only after every file it names is on disk, and stale files
 /// are deleted only after that. At any moment the manifest on disk describes complete files.
-public final class Builder: Sendable {
-    public struct Options: Sendable {
+package final class Builder: Sendable {
+    package struct Options: Sendable {
         /// Sources processed at once.
-        public var jobs: Int
+        package var jobs: Int
         /// Wait for another build holding the output folder (else fail at once).
-        public var waitForLock: Bool
+        package var waitForLock: Bool
         /// Build only this share of the sources, into a partial manifest.
-        public var shard: Shard?
+        package var shard: Shard?
 
-        public init(jobs: Int = Builder.defaultJobs, waitForLock: Bool = true, shard: Shard? = nil) {
+        package init(jobs: Int = Defaults.jobs, waitForLock: Bool = true, shard: Shard? = nil) {
             self.jobs = jobs
             self.waitForLock = waitForLock
             self.shard = shard
         }
     }
 
-    public let configuration: PipelineConfiguration
-    public let options: Options
+    package let configuration: PipelineConfiguration
+    package let options: Options
     /// The render workers: the only way a build renders.
     let workers: WorkerPool
     let observer: (any BuildObserving)?
     let versions: Imaging.Versions
     let ladderVersion: String
 
-    public init(
+    package init(
         configuration: PipelineConfiguration, options: Options = Options(),
         workers: WorkerPool, observer: (any BuildObserving)? = nil,
         versions: Imaging.Versions = Imaging.versions, ladderVersion: String = LadderVersion.current
@@ -52,15 +52,9 @@ public final class Builder: Sendable {
         self.ladderVersion = ladderVersion
     }
 
-    /// All cores.
-    public static var defaultJobs: Int { ProcessInfo.processInfo.activeProcessorCount }
-
-    /// The folder, relative to pipeline.json's folder, where ladder keeps its own state.
-    public static let stateFolder = ".ladder"
-
     // MARK: - Run
 
-    public func run() throws(BuildError) -> BuildReport {
+    package func run() throws(BuildError) -> BuildReport {
         let started = Date()
         // The build's threads only hash, wait for workers and write files: with one malloc arena
         // what one thread frees is reused by the next instead of being kept per thread.

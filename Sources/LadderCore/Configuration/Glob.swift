@@ -3,19 +3,19 @@
 /// `*` matches within one path segment, `**` matches any number of whole segments, `?` one
 /// character, `[abc]`, `[a-z]` and `[!abc]` one character of a set, and `{jpg,png}` any of the
 /// alternatives. A pattern without a `/` matches a file name at any depth, as in .gitignore.
-public struct Glob: Sendable, Hashable, CustomStringConvertible {
-    public let pattern: String
+package struct Glob: Sendable, Hashable, CustomStringConvertible {
+    package let pattern: String
     private let alternatives: [[Character]]
     private let matchesNameOnly: Bool
 
     /// Why a glob pattern cannot be used.
-    public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var pattern: String
-        public var reason: String
-        public var description: String { "glob \"\(pattern)\": \(reason)" }
+    package struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var pattern: String
+        package var reason: String
+        package var description: String { "glob \"\(pattern)\": \(reason)" }
     }
 
-    public init(_ pattern: String) throws(SyntaxError) {
+    package init(_ pattern: String) throws(SyntaxError) {
         guard !pattern.isEmpty else { throw SyntaxError(pattern: pattern, reason: "empty pattern") }
         guard !pattern.hasPrefix("/") else {
             throw SyntaxError(
@@ -45,10 +45,10 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         self.matchesNameOnly = !pattern.contains("/")
     }
 
-    public var description: String { pattern }
+    package var description: String { pattern }
 
     /// True when `path` (relative, `/`-separated) matches.
-    public func matches(_ path: String) -> Bool {
+    package func matches(_ path: String) -> Bool {
         let subject = Array(matchesNameOnly ? Substring(path.split(separator: "/").last ?? "") : Substring(path))
         return alternatives.contains { alternative in
             var failures = Set<Int>()
@@ -56,8 +56,8 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: Glob, rhs: Glob) -> Bool { lhs.pattern == rhs.pattern }
-    public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+    package static func == (lhs: Glob, rhs: Glob) -> Bool { lhs.pattern == rhs.pattern }
+    package func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
     /// The most brace-free patterns one glob may expand to: `{a,b}` groups multiply, and twenty
     /// of them would give a million.

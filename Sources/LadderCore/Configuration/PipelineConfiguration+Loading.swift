@@ -1,5 +1,6 @@
-public import Foundation
+package import Foundation
 import LadderImaging
+import LadderManifest
 
 extension PipelineConfiguration {
     /// The top-level keys of pipeline.json version 1.
@@ -12,7 +13,7 @@ extension PipelineConfiguration {
     /// path of the offending value, before any work is done.
     ///
     /// - Parameter path: the configuration file, absolute or relative to the working directory.
-    public static func load(from path: String) throws(ConfigurationError) -> PipelineConfiguration {
+    package static func load(from path: String) throws(ConfigurationError) -> PipelineConfiguration {
         let absolute = FilePath.join(FileManager.default.currentDirectoryPath, path)
         let data: Data
         do {
@@ -27,7 +28,7 @@ extension PipelineConfiguration {
     }
 
     /// Parses and validates configuration JSON whose relative paths are relative to `baseDirectory`.
-    public static func parse(
+    package static func parse(
         _ data: Data, file: String, baseDirectory: String
     ) throws(ConfigurationError) -> PipelineConfiguration {
         let document: JSONValue
@@ -59,11 +60,11 @@ extension PipelineConfiguration {
             include = .imageExtensions
         }
         let exclude = try globs(reader.stringArray("exclude", default: []), reader, "exclude")
-        let output = try reader.string("output", default: defaultOutput)
+        let output = try reader.string("output", default: Defaults.output)
         let manifest = try reader.string("manifest", default: defaultManifest(output: output))
         var variants = try readVariants(&reader)
         let backgroundText = try reader.string("background", default: RGBColor.white.description)
-        guard let background = RGBColor(hex: backgroundText) else {
+        guard let background = RGBColor(backgroundText) else {
             throw reader.error("background", "expected a color written \"#rrggbb\", found \"\(backgroundText)\"")
         }
         var metadata = MetadataPolicy()
@@ -116,7 +117,7 @@ extension PipelineConfiguration {
 
     private static func readVariants(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> [VariantRecipe]
     {
-        guard var variantsReader = try reader.reader("variants") else { return defaultVariants }
+        guard var variantsReader = try reader.reader("variants") else { return Defaults.variants }
         guard !variantsReader.keys.isEmpty else { throw reader.error("variants", "expected at least one variant") }
         var recipes: [VariantRecipe] = []
         for name in variantsReader.keys {
@@ -139,7 +140,7 @@ extension PipelineConfiguration {
         name: String, _ reader: inout ConfigurationReader
     ) throws(ConfigurationError) -> VariantRecipe {
         // A variant named like a default one inherits what it leaves out from it.
-        let base = defaultVariants.first { $0.name == name }
+        let base = Defaults.variants.first { $0.name == name }
         let maxWidth = try reader.integer("maxWidth", in: 1...65500, default: base?.maxWidth)
         let maxHeight = try reader.integer("maxHeight", in: 1...65500, default: base?.maxHeight)
         let quality = try reader.integer("quality", in: 1...100, default: base?.quality ?? 85)

@@ -5,7 +5,7 @@ extension PipelineConfiguration {
     /// ("../shared/photos" and "/srv/photos" are both "photos"). A manifest path is thus never
     /// absolute and never climbs with "..", and does not depend on where the checkout lives.
     /// Two source folders with the same name are refused when the configuration is loaded.
-    public func sourceLabel(_ source: String) -> String {
+    package func sourceLabel(_ source: String) -> String {
         let absolute = resolve(source)
         if let inside = FilePath.relative(absolute, to: baseDirectory) {
             return inside.isEmpty ? "." : inside

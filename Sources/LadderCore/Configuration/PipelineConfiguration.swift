@@ -1,43 +1,44 @@
-public import LadderImaging
+package import LadderImaging
+package import LadderManifest
 
 /// A validated pipeline.json: what to read, what to make of it and where to write it.
 ///
 /// Paths are kept as written (relative to `baseDirectory`, the folder that holds pipeline.json)
 /// and resolved with `resolve(_:)`.
-public struct PipelineConfiguration: Sendable, Equatable {
+package struct PipelineConfiguration: Sendable, Equatable {
     /// The pipeline.json format version this code reads.
-    public static let highestSupportedVersion = 1
+    package static let highestSupportedVersion = 1
 
-    public var version: Int
+    package var version: Int
     /// The absolute folder that holds the configuration file.
-    public var baseDirectory: String
+    package var baseDirectory: String
     /// Folders walked recursively for sources.
-    public var sources: [String]
+    package var sources: [String]
     /// Which files under the sources are taken.
-    public var include: SourceFilter
+    package var include: SourceFilter
     /// Globs of files to leave out, relative to each source folder.
-    public var exclude: [Glob]
+    package var exclude: [Glob]
     /// Where variant files are written.
-    public var output: String
+    package var output: String
     /// Where the manifest is written; inside the output folder or one of its parents.
-    public var manifest: String
+    package var manifest: String
     /// The variants made of every source, sorted by name.
-    public var variants: [VariantRecipe]
+    package var variants: [VariantRecipe]
     /// The color transparent pixels are flattened onto.
-    public var background: RGBColor
+    package var background: RGBColor
     /// What metadata survives into the variants.
-    public var metadata: MetadataPolicy
+    package var metadata: MetadataPolicy
     /// How progressive loading is replayed, and the time budgets it must meet.
-    public var replay: ReplaySettings
+    package var replay: ReplaySettings
     /// What a source may be, checked before decoding, and how strictly it is decoded.
-    public var limits: DecodeLimits
+    package var limits: DecodeLimits
     /// Follow symbolic links in the source folders (only to files inside a source folder).
-    public var followSymlinks: Bool
+    package var followSymlinks: Bool
 
-    public init(
+    package init(
         version: Int = 1, baseDirectory: String, sources: [String], include: SourceFilter = .imageExtensions,
-        exclude: [Glob] = [], output: String = Self.defaultOutput, manifest: String? = nil,
-        variants: [VariantRecipe] = Self.defaultVariants, background: RGBColor = .white,
+        exclude: [Glob] = [], output: String = Defaults.output, manifest: String? = nil,
+        variants: [VariantRecipe] = Defaults.variants, background: RGBColor = .white,
         metadata: MetadataPolicy = MetadataPolicy(), replay: ReplaySettings = ReplaySettings(),
         limits: DecodeLimits = DecodeLimits(), followSymlinks: Bool = false
     ) {
@@ -57,39 +58,39 @@ public struct PipelineConfiguration: Sendable, Equatable {
     }
 
     /// An absolute path for a path written in the configuration.
-    public func resolve(_ path: String) -> String {
+    package func resolve(_ path: String) -> String {
         FilePath.join(baseDirectory, path)
     }
 
     /// The absolute output folder.
-    public var outputDirectory: String { resolve(output) }
+    package var outputDirectory: String { resolve(output) }
 
     /// The absolute manifest path.
-    public var manifestPath: String { resolve(manifest) }
+    package var manifestPath: String { resolve(manifest) }
 
     /// The output folder's path relative to the manifest's folder ("" when they are the same),
     /// the prefix of every variant path in the manifest.
-    public var outputPrefixInManifest: String {
+    package var outputPrefixInManifest: String {
         let manifestFolder = FilePath.parent(manifestPath)
         return FilePath.relative(outputDirectory, to: manifestFolder) ?? ""
     }
 }
 
 /// Which files under a source folder are taken as sources.
-public enum SourceFilter: Sendable, Equatable {
+package enum SourceFilter: Sendable, Equatable {
     /// Files whose extension names an image format ladder reads, in any letter case.
     case imageExtensions
     /// Files matching any of these globs, relative to the source folder.
     case globs([Glob])
 
     /// The extensions `imageExtensions` takes.
-    public static let extensions: Set<String> = [
+    package static let extensions: Set<String> = [
         "jpg", "jpeg", "jpe", "jfif", "mpo", "png", "apng", "webp", "gif", "tif", "tiff", "heic", "heif", "avif",
         "avifs",
     ]
 
     /// True when the file at `relativePath` (inside a source folder) is taken.
-    public func matches(_ relativePath: String) -> Bool {
+    package func matches(_ relativePath: String) -> Bool {
         switch self {
         case .imageExtensions:
             guard let dot = relativePath.lastIndex(of: "."), !relativePath[dot...].contains("/") else { return false }
@@ -102,9 +103,9 @@ public enum SourceFilter: Sendable, Equatable {
 
 /// What metadata survives into the variants. Everything not kept is removed: GPS, the EXIF
 /// thumbnail, maker notes, XMP, IPTC and ICC profiles (pixels are converted to sRGB first).
-public struct MetadataPolicy: Sendable, Equatable {
+package struct MetadataPolicy: Sendable, Equatable {
     /// EXIF text tags copied from the source into every variant.
-    public var keep: Set<ExifField>
+    package var keep: Set<ExifField>
 
-    public init(keep: Set<ExifField> = []) { self.keep = keep }
+    package init(keep: Set<ExifField> = []) { self.keep = keep }
 }

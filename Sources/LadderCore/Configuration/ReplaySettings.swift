@@ -1,17 +1,18 @@
 /// How `ladder verify --replay` and `ladder replay` load files, and the budgets they enforce.
-public struct ReplaySettings: Sendable, Equatable {
+package struct ReplaySettings: Sendable, Equatable {
     /// Bytes delivered at a time.
-    public var chunkBytes: Int
+    package var chunkBytes: Int
     /// The share of a full-size file by which its first picture must show, unless it shows
     /// within `firstRoundTripBytes`.
-    public var firstPaintBudget: Double
+    package var firstPaintBudget: Double
     /// Network profiles defined in pipeline.json, by name, besides the built-in ones.
-    public var profiles: [String: NetworkProfile]
+    package var profiles: [String: NetworkProfile]
     /// Time budgets by profile name; an image over budget fails verify.
-    public var budgets: [String: TimeBudget]
+    package var budgets: [String: TimeBudget]
 
-    public init(
-        chunkBytes: Int = 16_384, firstPaintBudget: Double = 0.25, profiles: [String: NetworkProfile] = [:],
+    package init(
+        chunkBytes: Int = Defaults.chunkBytes, firstPaintBudget: Double = Defaults.firstPaintBudget,
+        profiles: [String: NetworkProfile] = [:],
         budgets: [String: TimeBudget] = [:]
     ) {
         self.chunkBytes = chunkBytes
@@ -24,15 +25,15 @@ public struct ReplaySettings: Sendable, Equatable {
     /// its share of the file: they arrive in the first round trip of a new connection (TCP's
     /// initial window of 10 segments of 1460 bytes, RFC 6928), so it shows as early as any
     /// picture can. It matters for small files, where headers and the DC are most of the bytes.
-    public static let firstRoundTripBytes = 14_600
+    package static let firstRoundTripBytes = 14_600
 
     /// The profile called `name`: one defined in pipeline.json, else a built-in one.
-    public func profile(named name: String) -> NetworkProfile? {
+    package func profile(named name: String) -> NetworkProfile? {
         profiles[name] ?? NetworkProfile.builtIn.first { $0.name == name }
     }
 
     /// Every profile name known: built-in and defined.
-    public var profileNames: [String] {
+    package var profileNames: [String] {
         (NetworkProfile.builtIn.map(\.name) + profiles.keys.sorted()).reduce(into: []) { names, name in
             if !names.contains(name) { names.append(name) }
         }
@@ -40,12 +41,12 @@ public struct ReplaySettings: Sendable, Equatable {
 }
 
 /// A network an app loads images over: its downlink bandwidth and round-trip time.
-public struct NetworkProfile: Sendable, Equatable {
-    public var name: String
-    public var downlinkKilobitsPerSecond: Double
-    public var roundTripMilliseconds: Double
+package struct NetworkProfile: Sendable, Equatable {
+    package var name: String
+    package var downlinkKilobitsPerSecond: Double
+    package var roundTripMilliseconds: Double
 
-    public init(name: String, downlinkKilobitsPerSecond: Double, roundTripMilliseconds: Double) {
+    package init(name: String, downlinkKilobitsPerSecond: Double, roundTripMilliseconds: Double) {
         self.name = name
         self.downlinkKilobitsPerSecond = downlinkKilobitsPerSecond
         self.roundTripMilliseconds = roundTripMilliseconds
@@ -53,7 +54,7 @@ public struct NetworkProfile: Sendable, Equatable {
 
     /// The built-in profiles: slow 2G as browsers classify it, WebPageTest's 2G and 4G, and 3G
     /// as Lighthouse throttles it.
-    public static let builtIn = [
+    package static let builtIn = [
         NetworkProfile(name: "slow-2g", downlinkKilobitsPerSecond: 50, roundTripMilliseconds: 2000),
         NetworkProfile(name: "2g", downlinkKilobitsPerSecond: 280, roundTripMilliseconds: 800),
         NetworkProfile(name: "3g", downlinkKilobitsPerSecond: 1600, roundTripMilliseconds: 300),
@@ -62,11 +63,11 @@ public struct NetworkProfile: Sendable, Equatable {
 
     /// Seconds from a request to the moment `bytes` of the response have arrived: one round
     /// trip, then the bytes at the downlink rate.
-    public func seconds(toReceive bytes: Int) -> Double {
+    package func seconds(toReceive bytes: Int) -> Double {
         roundTripMilliseconds / 1000 + Double(bytes) * 8 / (downlinkKilobitsPerSecond * 1000)
     }
 
-    public var summary: String {
+    package var summary: String {
         let rate =
             downlinkKilobitsPerSecond >= 1000
             ? "\(formatNumber(downlinkKilobitsPerSecond / 1000)) Mbit/s"
@@ -76,17 +77,17 @@ public struct NetworkProfile: Sendable, Equatable {
 }
 
 /// Time limits for one image's ladder on a network profile.
-public struct TimeBudget: Sendable, Equatable {
+package struct TimeBudget: Sendable, Equatable {
     /// The first picture of the ladder (whatever rung) must show within this time.
-    public var firstPictureSeconds: Double?
+    package var firstPictureSeconds: Double?
     /// The full-size image must be complete within this time.
-    public var completeSeconds: Double?
+    package var completeSeconds: Double?
     /// A picture at least this close to the final one (SSIM on luma) must show within
     /// `ssimSeconds`: "SSIM 0.95 within 3 s". Checked by `ladder verify --replay`, which measures.
-    public var ssim: Double?
-    public var ssimSeconds: Double?
+    package var ssim: Double?
+    package var ssimSeconds: Double?
 
-    public init(
+    package init(
         firstPictureSeconds: Double? = nil, completeSeconds: Double? = nil, ssim: Double? = nil,
         ssimSeconds: Double? = nil
     ) {
@@ -94,20 +95,6 @@ public struct TimeBudget: Sendable, Equatable {
         self.completeSeconds = completeSeconds
         self.ssim = ssim
         self.ssimSeconds = ssimSeconds
-    }
-
-    /// What is wrong with `timeline` against the SSIM budget, or nil (also when the timeline
-    /// carries no measured quality).
-    func ssimProblem(_ timeline: LadderTimeline, profile: String, image: String) -> String? {
-        guard let target = ssim, let limit = ssimSeconds, timeline.events.contains(where: { $0.ssim != nil }) else {
-            return nil
-        }
-        let reached = timeline.events.first { $0.shown && ($0.ssim ?? 0) >= target }?.seconds
-        if let reached, reached <= limit { return nil }
-        let when =
-            reached.map { "only after \(formatNumber(($0 * 100).rounded() / 100)) s" } ?? "never (only when complete)"
-        return
-            "on \(profile) \(image) shows a picture with SSIM \(formatNumber(target)) \(when), over the budget of \(formatNumber(limit)) s"
     }
 }
 

@@ -1,15 +1,15 @@
-public import LadderImaging
+package import LadderImaging
 
 /// A progressive JPEG scan script: the exact sequence of scans the encoder writes.
-public struct ScanScript: Sendable, Hashable, CustomStringConvertible {
-    public var scans: [JPEGScan]
+package struct ScanScript: Sendable, Hashable, CustomStringConvertible {
+    package var scans: [JPEGScan]
 
-    public init(_ scans: [JPEGScan]) { self.scans = scans }
+    package init(_ scans: [JPEGScan]) { self.scans = scans }
 
     /// The recommended 5-scan script for color (YCbCr) images: the DC of all three components at
     /// full precision first (no color cast in the first paint, and browsers paint it at once),
     /// then all luma AC but its lowest bit, both chroma AC bands, and the luma refinement last.
-    public static let recommendedColor = ScanScript([
+    package static let recommendedColor = ScanScript([
         JPEGScan(components: [0, 1, 2], ss: 0, se: 0, ah: 0, al: 0),
         JPEGScan(components: [0], ss: 1, se: 63, ah: 0, al: 1),
         JPEGScan(components: [2], ss: 1, se: 63, ah: 0, al: 0),
@@ -18,7 +18,7 @@ public struct ScanScript: Sendable, Hashable, CustomStringConvertible {
     ])
 
     /// The recommended 5-scan script for grayscale images (mozjpeg's "jpgcrush" script).
-    public static let recommendedGrayscale = ScanScript([
+    package static let recommendedGrayscale = ScanScript([
         JPEGScan(components: [0], ss: 0, se: 0, ah: 0, al: 0),
         JPEGScan(components: [0], ss: 1, se: 8, ah: 0, al: 2),
         JPEGScan(components: [0], ss: 9, se: 63, ah: 0, al: 2),
@@ -27,13 +27,13 @@ public struct ScanScript: Sendable, Hashable, CustomStringConvertible {
     ])
 
     /// jpegtran's `-scans` notation, one scan per clause: "0,1,2: 0-0, 0, 0; 0: 1-63, 0, 1; ...".
-    public var description: String { scans.map { "\($0);" }.joined(separator: " ") }
+    package var description: String { scans.map { "\($0);" }.joined(separator: " ") }
 
     // MARK: - Parsing
 
     /// Parses jpegtran's scan-file notation: each scan is `components : Ss-Se, Ah, Al ;`, where
     /// components and numbers are separated by commas, dashes or spaces, and `#` starts a comment.
-    public init(parsing text: String) throws(ScanScriptError) {
+    package init(parsing text: String) throws(ScanScriptError) {
         var scans: [JPEGScan] = []
         let withoutComments = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
@@ -73,7 +73,7 @@ public struct ScanScript: Sendable, Hashable, CustomStringConvertible {
     // MARK: - Validation
 
     /// The most scans a script may have (files with more are refused as decoding bombs).
-    public static let maximumScans = 100
+    package static let maximumScans = Defaults.maxScans
 
     /// libjpeg's limit on successive-approximation bit positions for 8-bit samples.
     static let maximumBitPosition = 10
@@ -83,7 +83,7 @@ public struct ScanScript: Sendable, Hashable, CustomStringConvertible {
     /// coefficient (anything less would lose image data).
     ///
     /// - Throws: `ScanScriptError` naming the first scan that breaks a rule, and the rule.
-    public func validate(componentCount: Int) throws(ScanScriptError) {
+    package func validate(componentCount: Int) throws(ScanScriptError) {
         guard !scans.isEmpty else {
             throw ScanScriptError(scan: nil, text: "", rule: "a script needs at least one scan")
         }
@@ -156,13 +156,13 @@ public struct ScanScript: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a scan script cannot be used: which scan, and the rule it breaks.
-public struct ScanScriptError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ScanScriptError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The 1-based number of the offending scan, or nil for the script as a whole.
-    public var scan: Int?
-    public var text: String
-    public var rule: String
+    package var scan: Int?
+    package var text: String
+    package var rule: String
 
-    public var description: String {
+    package var description: String {
         guard let scan else { return rule }
         return "scan \(scan) (\"\(text)\"): \(rule)"
     }

@@ -3,15 +3,15 @@ import LadderImaging
 
 /// The pipeline.json `ladder init` writes: the folders of a project that hold images, the
 /// default variants, and comments ("$comment" keys) that say what each part does.
-public struct StarterPipeline: Sendable, Equatable {
+package struct StarterPipeline: Sendable, Equatable {
     /// A folder that holds images, relative to the project's folder ("." for the folder itself).
-    public struct Source: Sendable, Equatable {
-        public var path: String
+    package struct Source: Sendable, Equatable {
+        package var path: String
         /// Images under it, at any depth.
-        public var images: Int
+        package var images: Int
     }
 
-    public var sources: [Source]
+    package var sources: [Source]
 
     /// Folders never worth walking for sources: version control, dependencies, build products.
     static let ignoredFolders: Set<String> = [
@@ -25,7 +25,7 @@ public struct StarterPipeline: Sendable, Equatable {
 
     /// Finds the folders under `folder` that hold images (by extension). A folder below one
     /// already found is not listed again: its images are under the first.
-    public static func discover(in folder: String) throws(FileSystemError) -> StarterPipeline {
+    package static func discover(in folder: String) throws(FileSystemError) -> StarterPipeline {
         var counts: [String: Int] = [:]
         var budget = entryBudget
         try count(try Directory.open(folder), relative: "", counts: &counts, budget: &budget)
@@ -71,7 +71,7 @@ public struct StarterPipeline: Sendable, Equatable {
     // MARK: - Text
 
     /// The pipeline.json text: valid JSON that ladder reads as it is.
-    public var text: String {
+    package var text: String {
         let sourceList = sources.map { Self.quoted($0.path) }.joined(separator: ", ")
         return """
             {

@@ -1,18 +1,18 @@
-public import LadderImaging
+package import LadderImaging
 
 /// How one variant is made: the box it fits in, and how it is encoded.
-public struct VariantRecipe: Sendable, Hashable, Codable {
+package struct VariantRecipe: Sendable, Hashable, Codable {
     /// The variant's name, also used in its file name: letters, digits, "_" and "-".
-    public var name: String
-    public var maxWidth: Int
-    public var maxHeight: Int
+    package var name: String
+    package var maxWidth: Int
+    package var maxHeight: Int
     /// JPEG quality, 1...100.
-    public var quality: Int
-    public var chroma: ChromaSubsampling
+    package var quality: Int
+    package var chroma: ChromaSubsampling
     /// The progressive scan scripts, or nil for a baseline JPEG.
-    public var progressive: ProgressiveScripts?
+    package var progressive: ProgressiveScripts?
 
-    public init(
+    package init(
         name: String, maxWidth: Int, maxHeight: Int, quality: Int, chroma: ChromaSubsampling = .auto,
         progressive: ProgressiveScripts? = nil
     ) {
@@ -25,16 +25,16 @@ public struct VariantRecipe: Sendable, Hashable, Codable {
     }
 
     /// The box the variant fits in.
-    public var box: PixelSize { PixelSize(width: maxWidth, height: maxHeight) }
+    package var box: PixelSize { PixelSize(width: maxWidth, height: maxHeight) }
 
     /// The size of this variant for a source of `size` (upright): fitted inside the box keeping
     /// the aspect ratio, never larger than the source, never smaller than 1 pixel a side.
-    public func size(for size: PixelSize) -> PixelSize {
+    package func size(for size: PixelSize) -> PixelSize {
         VariantGeometry.fit(size, inside: box)
     }
 
     /// The encoder settings for an image with `components` color components (1 or 3).
-    public func encoding(components: Int, exif: [UInt8]?) -> JPEGEncoding {
+    package func encoding(components: Int, exif: [UInt8]?) -> JPEGEncoding {
         JPEGEncoding(
             quality: quality, fullChroma: chroma.isFull(quality: quality),
             scans: progressive.map { components == 1 ? $0.grayscale.scans : $0.color.scans } ?? [],
@@ -42,14 +42,14 @@ public struct VariantRecipe: Sendable, Hashable, Codable {
     }
 
     /// The number of scans the variant's file has for an image with `components` components.
-    public func scanCount(components: Int) -> Int {
+    package func scanCount(components: Int) -> Int {
         guard let progressive else { return 1 }
         return components == 1 ? progressive.grayscale.scans.count : progressive.color.scans.count
     }
 }
 
 /// Chroma subsampling of color JPEGs.
-public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable, Codable {
+package enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable, Codable {
     /// 4:4:4 from quality 90 up, 4:2:0 below (as libvips does).
     case auto
     case quarter = "4:2:0"
@@ -66,36 +66,36 @@ public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable, Codable
 
 /// The scan scripts of a progressive variant: one for color images, one for grayscale ones,
 /// with the same number of scans, or (`"script": "auto"`) one chosen per image.
-public struct ProgressiveScripts: Sendable, Hashable, Codable {
+package struct ProgressiveScripts: Sendable, Hashable, Codable {
     /// The fixed scripts; with `automatic`, what `ladder replay --compare` calls the fixed script.
-    public var color: ScanScript
-    public var grayscale: ScanScript
+    package var color: ScanScript
+    package var grayscale: ScanScript
     /// Set when each image gets the script that shows it best (`ScanScriptChooser`).
-    public var automatic: AutomaticScript?
+    package var automatic: AutomaticScript?
 
     /// How `"script": "auto"` chooses.
-    public struct AutomaticScript: Sendable, Hashable, Codable {
+    package struct AutomaticScript: Sendable, Hashable, Codable {
         /// The largest share of the file after which the first picture may show
         /// (replay.firstPaintBudget, so that what the build makes passes `ladder verify --replay`).
-        public var firstPictureBudget: Double
+        package var firstPictureBudget: Double
 
-        public init(firstPictureBudget: Double) { self.firstPictureBudget = firstPictureBudget }
+        package init(firstPictureBudget: Double) { self.firstPictureBudget = firstPictureBudget }
     }
 
-    public init(color: ScanScript, grayscale: ScanScript, automatic: AutomaticScript? = nil) {
+    package init(color: ScanScript, grayscale: ScanScript, automatic: AutomaticScript? = nil) {
         self.color = color
         self.grayscale = grayscale
         self.automatic = automatic
     }
 
     /// The recommended 5-scan scripts, fixed.
-    public static let recommended = ProgressiveScripts(
+    package static let recommended = ProgressiveScripts(
         color: .recommendedColor, grayscale: .recommendedGrayscale)
 
     /// A script chosen per image among `scans`-scan candidates (nil when fewer than 4 scans
     /// cannot carry a color image); the fixed fallbacks are the recommended scripts for 5 scans,
     /// else the first candidate.
-    public static func automatic(
+    package static func automatic(
         scans: Int, firstPictureBudget: Double = ReplaySettings().firstPaintBudget
     )
         -> ProgressiveScripts?
@@ -112,17 +112,17 @@ public struct ProgressiveScripts: Sendable, Hashable, Codable {
     }
 
     /// The fixed script for an image with `components` components.
-    public func fixed(components: Int) -> ScanScript { components == 1 ? grayscale : color }
+    package func fixed(components: Int) -> ScanScript { components == 1 ? grayscale : color }
 
     /// The number of scans every file of the variant has.
-    public var scanCount: Int { color.scans.count }
+    package var scanCount: Int { color.scans.count }
 }
 
 /// Fitting sizes into boxes, with integer arithmetic so that every platform gets the same sizes.
-public enum VariantGeometry {
+package enum VariantGeometry {
     /// `size` scaled to fit inside `box`, keeping the aspect ratio (rounded to the nearest
     /// pixel), never upscaled.
-    public static func fit(_ size: PixelSize, inside box: PixelSize) -> PixelSize {
+    package static func fit(_ size: PixelSize, inside box: PixelSize) -> PixelSize {
         let width = max(1, size.width)
         let height = max(1, size.height)
         if width <= box.width && height <= box.height { return PixelSize(width: width, height: height) }

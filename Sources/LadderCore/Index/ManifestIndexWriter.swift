@@ -1,5 +1,5 @@
 import Foundation
-public import LadderManifest
+package import LadderManifest
 
 /// Writes the index files (`index/layout.json` and `index/00.json` ... `index/ff.json` for
 /// `manifest.json`, with longer prefixes for larger manifests; see `ManifestIndex` and
@@ -13,23 +13,23 @@ public import LadderManifest
 /// after both are written, so at every moment the index and the manifest each name files that
 /// exist. Prefix files of another length (the manifest crossed a size at which the prefix length
 /// changes) are removed once the new layout is written.
-public struct ManifestIndexWriter: Sendable {
+package struct ManifestIndexWriter: Sendable {
     /// The folder that holds the manifest.
-    public let manifestFolder: Directory
+    package let manifestFolder: Directory
     /// The manifest's file name, which names the index folder.
-    public let manifestName: String
+    package let manifestName: String
 
-    public init(manifestFolder: Directory, manifestName: String = ManifestIndex.defaultManifestName) {
+    package init(manifestFolder: Directory, manifestName: String = ManifestIndex.defaultManifestName) {
         self.manifestFolder = manifestFolder
         self.manifestName = manifestName
     }
 
     /// The index folder's name, beside the manifest.
-    public var folderName: String { ManifestIndex.folder(forManifestNamed: manifestName) }
+    package var folderName: String { ManifestIndex.folder(forManifestNamed: manifestName) }
 
     /// Writes the index of `manifest`; returns how many files changed (removed ones included).
     @discardableResult
-    public func write(_ manifest: Manifest) throws(FileSystemError) -> Int {
+    package func write(_ manifest: Manifest) throws(FileSystemError) -> Int {
         let folder = try manifestFolder.subdirectory(folderName, create: true)
         // What a killed run left behind.
         for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
@@ -69,7 +69,7 @@ public struct ManifestIndexWriter: Sendable {
     /// Whether every index file the layout names exists beside the manifest (the layout and one
     /// listing read): a build whose manifest did not change writes the index again only when
     /// this is false.
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         guard let folder = try? manifestFolder.subdirectory(folderName, create: false),
             let layoutBytes = try? folder.readFile(ManifestIndex.layoutName),
             let layout = try? ManifestIndex.Layout(jsonData: Data(layoutBytes)),
@@ -81,7 +81,7 @@ public struct ManifestIndexWriter: Sendable {
 
     /// What is wrong with the index beside the manifest: every file must hold exactly what the
     /// manifest says, as `ladder verify` checks. Each problem is a file path (relative to the manifest's folder) and a message.
-    public func problems(for manifest: Manifest) -> [(path: String, message: String)] {
+    package func problems(for manifest: Manifest) -> [(path: String, message: String)] {
         guard let folder = try? manifestFolder.subdirectory(folderName, create: false) else {
             return [(folderName, "no index folder beside the manifest; run ladder build")]
         }
@@ -103,7 +103,7 @@ public struct ManifestIndexWriter: Sendable {
 
     /// The index files' paths relative to the manifest's folder, for `manifest`, so that
     /// `ladder verify` does not count them as orphans.
-    public static func paths(for manifest: Manifest, manifestName: String) -> [String] {
+    package static func paths(for manifest: Manifest, manifestName: String) -> [String] {
         let folder = ManifestIndex.folder(forManifestNamed: manifestName)
         let length = ManifestIndex.prefixLength(forImageCount: manifest.images.count)
         return [ManifestIndex.layoutPath(manifestName: manifestName)]
@@ -116,5 +116,16 @@ public struct ManifestIndexWriter: Sendable {
         let stem = name.dropLast(5)
         return stem.count >= ManifestIndex.minimumPrefixLength
             && stem.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}
+
+extension ManifestIndexWriter {
+    /// The index files of `manifest` by their paths relative to the output folder, given the
+    /// manifest's.
+    static func pathsInOutput(_ manifestInOutput: String, manifest: Manifest) -> [String] {
+        let base = FilePath.parent(manifestInOutput)
+        return ManifestIndexWriter.paths(for: manifest, manifestName: FilePath.name(manifestInOutput)).map {
+            base.isEmpty || base == "." ? $0 : base + "/" + $0
+        }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import LadderImaging
+package import LadderImaging
 
 /// The marker structure of a JPEG file, found by walking its segments by their lengths.
 ///
@@ -7,68 +7,68 @@ public import LadderImaging
 /// markers of its own, and entropy-coded data holds stuffed 0xFF bytes. The walk reads each
 /// segment's length, skips its payload, and steps through entropy-coded data only where a scan
 /// says it starts.
-public struct JPEGStructure: Sendable, Equatable {
+package struct JPEGStructure: Sendable, Equatable {
     /// One frame component: its identifier and sampling factors.
-    public struct Component: Sendable, Equatable {
-        public var id: Int
-        public var horizontalSampling: Int
-        public var verticalSampling: Int
+    package struct Component: Sendable, Equatable {
+        package var id: Int
+        package var horizontalSampling: Int
+        package var verticalSampling: Int
     }
 
     /// One scan (SOS segment and its entropy-coded data).
-    public struct Scan: Sendable, Equatable {
+    package struct Scan: Sendable, Equatable {
         /// Component indices into `components` (not identifiers), in the order the scan lists them.
-        public var components: [Int]
-        public var ss: Int
-        public var se: Int
-        public var ah: Int
-        public var al: Int
+        package var components: [Int]
+        package var ss: Int
+        package var se: Int
+        package var ah: Int
+        package var al: Int
         /// Offset of the SOS marker.
-        public var markerOffset: Int
+        package var markerOffset: Int
         /// Offset of the first byte of entropy-coded data, just past the SOS segment.
-        public var dataOffset: Int
+        package var dataOffset: Int
         /// Offset just past the last byte of the scan's entropy-coded data: once this many bytes
         /// have arrived, the scan can be shown.
-        public var endOffset: Int
+        package var endOffset: Int
 
         /// The scan as a script entry.
-        public var script: JPEGScan { JPEGScan(components: components, ss: ss, se: se, ah: ah, al: al) }
+        package var script: JPEGScan { JPEGScan(components: components, ss: ss, se: se, ah: ah, al: al) }
     }
 
     /// The start-of-frame marker: 0xC0 baseline, 0xC1 extended, 0xC2 progressive, ...
-    public var frameMarker: UInt8
-    public var width: Int
-    public var height: Int
-    public var components: [Component]
-    public var scans: [Scan]
+    package var frameMarker: UInt8
+    package var width: Int
+    package var height: Int
+    package var components: [Component]
+    package var scans: [Scan]
     /// An APPn segment (0xE0...0xEF).
-    public struct ApplicationSegment: Sendable, Equatable {
-        public var marker: UInt8
+    package struct ApplicationSegment: Sendable, Equatable {
+        package var marker: UInt8
         /// Offset of the marker.
-        public var offset: Int
+        package var offset: Int
         /// Bytes from the marker to the end of the payload.
-        public var length: Int
+        package var length: Int
         /// The payload's leading text, which names its kind: "JFIF", "Exif", "ICC_PROFILE"...
-        public var signature: String
+        package var signature: String
     }
 
-    public var applicationSegments: [ApplicationSegment]
+    package var applicationSegments: [ApplicationSegment]
     /// Offset just past the EOI marker, or nil when the file ends without one.
-    public var endOfImage: Int?
+    package var endOfImage: Int?
     /// Bytes found between segments where a marker should be; libjpeg skips them with a
     /// "Corrupt JPEG data: extraneous bytes" warning, and so does this walk.
-    public var extraneousBytes: Int
+    package var extraneousBytes: Int
 
-    public var isProgressive: Bool {
+    package var isProgressive: Bool {
         frameMarker == 0xC2 || frameMarker == 0xC6 || frameMarker == 0xCA || frameMarker == 0xCE
     }
-    public var isArithmetic: Bool { (0xC9...0xCF).contains(frameMarker) }
+    package var isArithmetic: Bool { (0xC9...0xCF).contains(frameMarker) }
 
     /// Why a file is not a well-formed JPEG.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var offset: Int
-        public var reason: String
-        public var description: String { "\(reason) at byte \(offset)" }
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var offset: Int
+        package var reason: String
+        package var description: String { "\(reason) at byte \(offset)" }
     }
 
     /// The offset of the first 0xFF in `data[from..<end]`, or nil.
@@ -82,7 +82,7 @@ public struct JPEGStructure: Sendable, Equatable {
 
     /// Walks `bytes`. With `scanLimit`, stops with an error as soon as more scans than that are
     /// found, so a file with thousands of scans costs no more than reading its headers.
-    public init(parsing bytes: some RandomAccessCollection<UInt8>, scanLimit: Int? = nil) throws(ParseError) {
+    package init(parsing bytes: some RandomAccessCollection<UInt8>, scanLimit: Int? = nil) throws(ParseError) {
         let data = Array(bytes)
         let count = data.count
         guard count >= 4, data[0] == 0xFF, data[1] == 0xD8 else {

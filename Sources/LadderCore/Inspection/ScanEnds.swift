@@ -33,7 +33,7 @@ enum ScanEnds {
 extension JPEGStructure {
     /// The manifest's `scanEnds` for a file's bytes (see `ScanEnds.offsets(in:)`), or nil when
     /// the segment walk cannot read it.
-    public static func scanEnds(of bytes: [UInt8]) -> [Int]? {
+    package static func scanEnds(of bytes: [UInt8]) -> [Int]? {
         (try? JPEGStructure(parsing: bytes)).flatMap(ScanEnds.offsets)
     }
 }

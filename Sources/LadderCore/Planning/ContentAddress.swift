@@ -5,15 +5,15 @@
 /// `<first 2 hex digits>/<sha1>-<variant>-<first 8 hex digits of the recipe fingerprint>.jpg`,
 /// for example `3f/3fa4…c2-full-9b1e04d2.jpg`. A new recipe gives a new name, so caches that
 /// keep files forever never serve an outdated variant.
-public enum ContentAddress {
+package enum ContentAddress {
     /// The variant's path relative to the output folder.
-    public static func path(sha1: String, variant: String, fingerprint: String) -> String {
+    package static func path(sha1: String, variant: String, fingerprint: String) -> String {
         "\(sha1.prefix(2))/\(sha1)-\(variant)-\(fingerprint.prefix(8)).jpg"
     }
 
     /// True for a path relative to the output folder that ladder could have written; only such
     /// files are ever deleted as stale.
-    public static func isVariantPath(_ path: String) -> Bool {
+    package static func isVariantPath(_ path: String) -> Bool {
         let bytes = Array(path.utf8)
         // "xx/" + 40 hex + "-" + name (1 or more) + "-" + 8 hex + ".jpg"
         guard bytes.count >= 3 + 40 + 1 + 1 + 1 + 8 + 4, bytes[2] == UInt8(ascii: "/"),

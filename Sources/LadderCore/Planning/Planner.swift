@@ -1,23 +1,23 @@
-public import LadderManifest
+package import LadderManifest
 
 /// What to do for one source content.
-public struct ImagePlan: Sendable, Equatable {
+package struct ImagePlan: Sendable, Equatable {
     /// Variants whose files from the previous build are kept, by name.
-    public var reuse: [String: Manifest.VariantEntry]
+    package var reuse: [String: Manifest.VariantEntry]
     /// Variants to make, by name, sorted.
-    public var render: [String]
+    package var render: [String]
     /// The previous entry, when some of its variants are kept: its placeholder is kept too, so
     /// that remaking one variant does not change it.
-    public var kept: Manifest.ImageEntry?
+    package var kept: Manifest.ImageEntry?
 
-    public var isUpToDate: Bool { render.isEmpty }
+    package var isUpToDate: Bool { render.isEmpty }
 
     /// Two plans are equal when they keep and make the same variants.
-    public static func == (lhs: ImagePlan, rhs: ImagePlan) -> Bool {
+    package static func == (lhs: ImagePlan, rhs: ImagePlan) -> Bool {
         lhs.reuse == rhs.reuse && lhs.render == rhs.render
     }
 
-    public init(reuse: [String: Manifest.VariantEntry], render: [String]) {
+    package init(reuse: [String: Manifest.VariantEntry], render: [String]) {
         self.reuse = reuse
         self.render = render
     }
@@ -25,7 +25,7 @@ public struct ImagePlan: Sendable, Equatable {
 
 /// Decides what each source needs, from the previous manifest alone: no file is read and no
 /// image decoded.
-public enum Planner {
+package enum Planner {
     /// Plans one source content.
     ///
     /// - Parameters:
@@ -35,7 +35,7 @@ public enum Planner {
     ///
     /// A progressive variant recorded without `scanEnds` (by a ladder that did not write them)
     /// is made again, so that every manifest entry has them.
-    public static func plan(
+    package static func plan(
         previous: Manifest.ImageEntry?, fingerprints: [String: String],
         fileIsPresent: (Manifest.VariantEntry) -> Bool
     ) -> ImagePlan {

@@ -1,23 +1,19 @@
-public import LadderImaging
+package import LadderImaging
+package import LadderManifest
 
 /// Identifies everything that decides a variant file's bytes besides the source: the recipe,
 /// the settings shared by all variants, and the encoder. A manifest entry whose fingerprint
 /// differs from the current one is made again; one that matches is kept.
-public enum RecipeFingerprint {
-    /// Bumped whenever ladder changes how it renders, so that old variants are made again.
-    public static let rendererRevision = 4
-
-    /// A SHA1 over a canonical description of the recipe.
-    ///
-    /// `resampling` is the renderer's (`VariantRenderer.resampling`) and `revision` the current
-    /// `rendererRevision`, unless a test asks for what an earlier ladder recorded.
-    public static func compute(
+package enum RecipeFingerprint {
+    /// A SHA1 over a canonical description of the recipe, as `renderer` makes it (this ladder's
+    /// renderer unless the fingerprint of an earlier one is wanted).
+    package static func compute(
         _ recipe: VariantRecipe, background: RGBColor, keep: Set<ExifField>, versions: Imaging.Versions,
-        resampling: Image.Resampling = VariantRenderer.resampling, revision: Int = rendererRevision
+        renderer: RendererIdentity = .current
     ) -> String {
         var lines = [
-            "ladder-variant \(revision)",
-            "resampling \(resampling)",
+            "ladder-variant \(renderer.revision)",
+            "resampling \(renderer.resampling)",
             "box \(recipe.maxWidth)x\(recipe.maxHeight)",
             "quality \(recipe.quality)",
             "chroma \(recipe.chroma.rawValue)",
@@ -40,4 +36,20 @@ public enum RecipeFingerprint {
         }
         return Checksum.hex(.sha1, of: Array(lines.joined(separator: "\n").utf8))
     }
+}
+
+/// What decides how a renderer turns a recipe into bytes, besides the libraries' versions: a
+/// revision bumped whenever ladder changes how it renders (so that old variants are made
+/// again), and the resampling.
+package struct RendererIdentity: Sendable, Equatable {
+    package var revision: Int
+    package var resampling: Image.Resampling
+
+    package init(revision: Int, resampling: Image.Resampling) {
+        self.revision = revision
+        self.resampling = resampling
+    }
+
+    /// This ladder's renderer.
+    package static let current = RendererIdentity(revision: 4, resampling: VariantRenderer.resampling)
 }

@@ -1,18 +1,18 @@
-public import LadderManifest
+package import LadderManifest
 
 /// One source file as the plan sees it: its path and what hashing found.
-public struct HashedSource: Sendable, Equatable {
-    public enum Content: Sendable, Equatable {
+package struct HashedSource: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         /// The SHA1 of its bytes.
         case sha1(String)
         /// It could not be read, for this reason.
         case unreadable(String)
     }
 
-    public var path: String
-    public var content: Content
+    package var path: String
+    package var content: Content
 
-    public init(path: String, content: Content) {
+    package init(path: String, content: Content) {
         self.path = path
         self.content = content
     }
@@ -20,9 +20,9 @@ public struct HashedSource: Sendable, Equatable {
 
 /// What a build must do: the Plan phase's result, made from the walk, the hashes and the
 /// previous manifest alone.
-public struct WorkList: Sendable, Equatable {
+package struct WorkList: Sendable, Equatable {
     /// What to do with one distinct content.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Every variant is there as the previous manifest says: its entry is kept.
         case upToDate(Manifest.ImageEntry)
         /// Some variants must be made (`render`), the others kept (`reuse`).
@@ -32,13 +32,13 @@ public struct WorkList: Sendable, Equatable {
     }
 
     /// One distinct content this build makes.
-    public struct Item: Sendable, Equatable {
-        public var sha1: String
+    package struct Item: Sendable, Equatable {
+        package var sha1: String
         /// The first source (by position in the walk) with these bytes: the one read to render.
-        public var source: Int
-        public var action: Action
+        package var source: Int
+        package var action: Action
 
-        public init(sha1: String, source: Int, action: Action) {
+        package init(sha1: String, source: Int, action: Action) {
             self.sha1 = sha1
             self.source = source
             self.action = action
@@ -46,7 +46,7 @@ public struct WorkList: Sendable, Equatable {
     }
 
     /// How one source file takes part.
-    public enum Role: Sendable, Equatable {
+    package enum Role: Sendable, Equatable {
         /// Its bytes are the item with this SHA1.
         case image(String)
         /// Another shard builds it (its SHA1, when known, is kept for the stat cache).
@@ -56,17 +56,17 @@ public struct WorkList: Sendable, Equatable {
     }
 
     /// One per distinct content, in the order of their first source.
-    public var items: [Item]
+    package var items: [Item]
     /// One per source file, in the order of the walk.
-    public var roles: [Role]
+    package var roles: [Role]
 
-    public init(items: [Item], roles: [Role]) {
+    package init(items: [Item], roles: [Role]) {
         self.items = items
         self.roles = roles
     }
 
     /// Items with something to render.
-    public var renderCount: Int {
+    package var renderCount: Int {
         items.count(where: {
             if case .render = $0.action { return true }
             return false
@@ -74,7 +74,7 @@ public struct WorkList: Sendable, Equatable {
     }
 
     /// Items kept whole from the previous build.
-    public var upToDateCount: Int {
+    package var upToDateCount: Int {
         items.count(where: {
             if case .upToDate = $0.action { return true }
             return false
@@ -82,7 +82,7 @@ public struct WorkList: Sendable, Equatable {
     }
 
     /// Sources left to other shards.
-    public var inOtherShardsCount: Int {
+    package var inOtherShardsCount: Int {
         roles.count(where: {
             if case .inOtherShard = $0 { return true }
             return false
@@ -103,7 +103,7 @@ extension Planner {
     ///   - knownFailure: why the content with a SHA1 failed before under the same recipes and
     ///     limits, if it did.
     ///   - fileIsPresent: whether a previously written variant file is still there as recorded.
-    public static func plan(
+    package static func plan(
         sources: [HashedSource], previous: Manifest?, fingerprints: [String: String],
         owns: (String) -> Bool = { _ in true }, ownsUnreadable: (String) -> Bool = { _ in true },
         knownFailure: (String) -> String? = { _ in nil },

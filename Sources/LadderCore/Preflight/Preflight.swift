@@ -7,8 +7,8 @@ import Synchronization
 /// Each source is read, hashed and decoded in full under the pipeline's limits and strictness
 /// (with shrink-on-load, to a small probe picture, so it costs a fraction of a build); what the
 /// decoder found out becomes findings a designer can act on, each with a fix.
-public struct Preflight: Sendable {
-    public let configuration: PipelineConfiguration
+package struct Preflight: Sendable {
+    package let configuration: PipelineConfiguration
     /// The render workers, which decode every source (as a build's do).
     let workers: WorkerPool
     let observer: (any BuildObserving)?
@@ -20,9 +20,9 @@ public struct Preflight: Sendable {
     /// The picture each source is decoded to: small, so that the decode is all the work.
     static let probe = VariantRecipe(name: "check", maxWidth: 64, maxHeight: 64, quality: 50)
 
-    public init(
+    package init(
         configuration: PipelineConfiguration, workers: WorkerPool,
-        observer: (any BuildObserving)? = nil, jobs: Int = Builder.defaultJobs, strict: Bool = false
+        observer: (any BuildObserving)? = nil, jobs: Int = Defaults.jobs, strict: Bool = false
     ) {
         self.strict = strict
         self.configuration = configuration
@@ -33,7 +33,7 @@ public struct Preflight: Sendable {
 
     /// Checks every source of the pipeline or, when `paths` are given (relative to the current
     /// folder, as a pre-commit hook passes staged files), those files only.
-    public func run(paths: [String]? = nil) throws(FileSystemError) -> PreflightReport {
+    package func run(paths: [String]? = nil) throws(FileSystemError) -> PreflightReport {
         var findings: [String: [Finding]] = [:]
         let files: [SourceFile]
         if let paths {
@@ -224,7 +224,7 @@ public struct Preflight: Sendable {
                     fix: "export the frame you want as a still image"))
         }
         if let format = ImageFormat(rawValue: facts.format),
-            let mismatch = Builder.extensionMismatch(path: path, format: format)
+            let mismatch = SourceWarning.extensionMismatch(path: path, format: format)
         {
             findings.append(
                 Finding(

@@ -1,24 +1,24 @@
 /// What `ladder check` found: for every source with something to say, what and how to fix it.
-public struct PreflightReport: Sendable, Equatable {
+package struct PreflightReport: Sendable, Equatable {
     /// Sources looked at.
-    public var sources: Int
+    package var sources: Int
     /// Sources with findings, sorted by path.
-    public var files: [FileFindings]
+    package var files: [FileFindings]
 
-    public var errorCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .error } } }
-    public var warningCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .warning } } }
-    public var infoCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .info } } }
+    package var errorCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .error } } }
+    package var warningCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .warning } } }
+    package var infoCount: Int { files.reduce(0) { $0 + $1.findings.count { $0.severity == .info } } }
 
     /// The findings about one source.
-    public struct FileFindings: Sendable, Equatable {
-        public var path: String
-        public var findings: [Finding]
+    package struct FileFindings: Sendable, Equatable {
+        package var path: String
+        package var findings: [Finding]
     }
 }
 
 /// One thing a designer should know about a source.
-public struct Finding: Sendable, Equatable {
-    public enum Severity: String, Sendable, Comparable {
+package struct Finding: Sendable, Equatable {
+    package enum Severity: String, Sendable, Comparable {
         /// The source cannot be built.
         case error
         /// It will be built, but not as its author may expect.
@@ -28,7 +28,7 @@ public struct Finding: Sendable, Equatable {
         case info
 
         /// Most severe first: error, warning, info.
-        public static func < (left: Severity, right: Severity) -> Bool { left.rank < right.rank }
+        package static func < (left: Severity, right: Severity) -> Bool { left.rank < right.rank }
 
         private var rank: Int {
             switch self {
@@ -40,7 +40,7 @@ public struct Finding: Sendable, Equatable {
     }
 
     /// What a finding is about, for machines (`--json`) and filters.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// Cannot be read, is not an image, is damaged, or is over a limit.
         case unreadable, notAnImage = "not-an-image", unsupported, damaged, overLimits = "over-limits"
 
@@ -60,14 +60,14 @@ public struct Finding: Sendable, Equatable {
         case outsideSources = "outside-sources"
     }
 
-    public var severity: Severity
-    public var kind: Kind
+    package var severity: Severity
+    package var kind: Kind
     /// What is the matter, in plain words.
-    public var message: String
+    package var message: String
     /// What to do about it.
-    public var fix: String
+    package var fix: String
 
-    public init(_ severity: Severity, _ kind: Kind, _ message: String, fix: String) {
+    package init(_ severity: Severity, _ kind: Kind, _ message: String, fix: String) {
         self.severity = severity
         self.kind = kind
         self.message = message

@@ -1,21 +1,21 @@
 import Foundation
 import LadderImaging
-public import LadderManifest
+package import LadderManifest
 
 /// The page `ladder build --report DIR` writes: a contact sheet of every image with its
 /// variants (sizes, bytes, and what they weigh against the source), the sources that failed
 /// with their reasons, the warnings, what `ladder verify` found, and links to the replay
 /// filmstrips. It opens from disk; the thumbnails it shows are copied next to it, so the folder
 /// can be uploaded on its own (as a CI artifact).
-public struct ReportPage: Sendable {
-    public let configuration: PipelineConfiguration
-    public let manifest: Manifest
-    public let build: BuildReport
-    public let verification: VerificationReport?
+package struct ReportPage: Sendable {
+    package let configuration: PipelineConfiguration
+    package let manifest: Manifest
+    package let build: BuildReport
+    package let verification: VerificationReport?
     /// The replay filmstrips' page, relative to the report's folder, when there is one.
-    public let filmstrips: String?
+    package let filmstrips: String?
 
-    public init(
+    package init(
         configuration: PipelineConfiguration, manifest: Manifest, build: BuildReport,
         verification: VerificationReport?, filmstrips: String?
     ) {
@@ -28,7 +28,7 @@ public struct ReportPage: Sendable {
 
     /// Writes `index.html` and the thumbnails it shows into `directory`; returns the page's path.
     @discardableResult
-    public func write(to directory: String) throws(FileSystemError) -> String {
+    package func write(to directory: String) throws(FileSystemError) -> String {
         let folder = try Directory.create(directory)
         let images = try folder.subdirectory("images", create: true)
         let manifestFolder = FilePath.parent(configuration.manifestPath)

@@ -1,16 +1,16 @@
-public import LadderImaging
+package import LadderImaging
 
 /// The script `"script": "auto"` settled on for one image, and the file written with it.
-public struct ScanScriptChoice: Sendable {
-    public var script: ScanScript
+package struct ScanScriptChoice: Sendable {
+    package var script: ScanScript
     /// The image's coefficients written with `script`.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The estimated quality over the download (SSIM, see `DownloadQuality`).
-    public var quality: Double
+    package var quality: Double
     /// The share of the file after which the first picture can show.
-    public var firstPictureShare: Double
+    package var firstPictureShare: Double
     /// Set when no candidate meets the first-picture budget: what it would take instead.
-    public var budgetAdvice: String?
+    package var budgetAdvice: String?
 }
 
 /// Chooses, for one image, the scan script that shows it best while it downloads.
@@ -31,27 +31,27 @@ public struct ScanScriptChoice: Sendable {
 ///   detail that tells the scripts apart), the lengths scaled up to the whole image, and the
 ///   pictures measured inside each tile's margin (`sampling(_:scoringPixels:)`).
 /// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
-public struct ScanScriptChooser: Sendable {
+package struct ScanScriptChooser: Sendable {
     /// The number of scans every candidate has.
-    public var scans: Int
+    package var scans: Int
     /// The largest share of the file after which the first picture may show.
-    public var firstPictureBudget: Double
+    package var firstPictureBudget: Double
     /// A first picture within this many bytes meets the budget whatever its share
     /// (`ReplaySettings.firstRoundTripBytes`, as `ladder verify --replay` counts it).
-    public var firstRoundTripBytes: Int
+    package var firstRoundTripBytes: Int
     /// Candidates of an image larger than this are measured on a sample of at most about this
     /// many pixels (one tile more at most): square tiles of whole iMCUs spread evenly over the
     /// image, at full resolution.
-    public var scoringPixels: Int
+    package var scoringPixels: Int
     /// The measure of pictures against the final one, on luma planes of a width and height.
-    public var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
+    package var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
     /// What `pictureQuality` gives a picture identical to the final one (1 for SSIM): the
     /// last scan's, which is not measured.
-    public var identicalQuality: Double
+    package var identicalQuality: Double
 
-    public static let defaultScoringPixels = 250_000
+    package static let defaultScoringPixels = 250_000
 
-    public init(
+    package init(
         scans: Int, firstPictureBudget: Double, firstRoundTripBytes: Int = ReplaySettings.firstRoundTripBytes,
         scoringPixels: Int = Self.defaultScoringPixels,
         pictureQuality: @escaping @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double] = {
@@ -68,12 +68,12 @@ public struct ScanScriptChooser: Sendable {
     }
 
     /// A candidate's estimated curve: where each scan can show and how good it is.
-    public struct Estimate: Sendable {
-        public var script: ScanScript
-        public var showableAt: [Int]
-        public var qualities: [Double]
-        public var total: Int
-        public var quality: Double {
+    package struct Estimate: Sendable {
+        package var script: ScanScript
+        package var showableAt: [Int]
+        package var qualities: [Double]
+        package var total: Int
+        package var quality: Double {
             DownloadQuality(
                 bytes: total,
                 paints: qualities.indices.map {
@@ -81,12 +81,12 @@ public struct ScanScriptChooser: Sendable {
                 }
             ).meanSSIM
         }
-        public var firstPictureShare: Double { total > 0 ? Double(showableAt[0]) / Double(total) : 0 }
+        package var firstPictureShare: Double { total > 0 ? Double(showableAt[0]) / Double(total) : 0 }
     }
 
     /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or progressive):
     /// `ScanScriptCandidates`, or the scripts in `scripts`.
-    public func estimates(
+    package func estimates(
         for jpeg: [UInt8], scripts: [ScanScript]? = nil
     ) throws(ImagingError) -> (JPEGCoefficients, [Estimate]) {
         guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
@@ -274,7 +274,7 @@ public struct ScanScriptChooser: Sendable {
     /// over the download among the candidates whose first picture comes within the budget (or
     /// within the first round trip, `firstRoundTripBytes`), or,
     /// when none does, the one whose first picture comes first, with advice on what it takes.
-    public func choose(_ jpeg: [UInt8]) throws(ImagingError) -> ScanScriptChoice {
+    package func choose(_ jpeg: [UInt8]) throws(ImagingError) -> ScanScriptChoice {
         let (coefficients, estimates) = try estimates(for: jpeg)
         let within = estimates.filter {
             $0.firstPictureShare <= firstPictureBudget || $0.showableAt[0] <= firstRoundTripBytes

@@ -1,18 +1,18 @@
-public import LadderImaging
+package import LadderImaging
 
 /// A variant's encoded file, and for a progressive one the scan script it was written with.
-public struct EncodedVariant: Sendable {
-    public var bytes: [UInt8]
+package struct EncodedVariant: Sendable {
+    package var bytes: [UInt8]
     /// The script of a progressive file (fixed or chosen), nil for a baseline one.
-    public var script: ScanScript?
+    package var script: ScanScript?
     /// When the script was chosen and no candidate met the first-picture budget: what it would take.
-    public var budgetAdvice: String?
+    package var budgetAdvice: String?
 }
 
 /// A variant encoded as far as it needs its picture. A chosen script is finished from the
 /// coefficients alone, so the picture can be released before the choice: the decoded picture
 /// and the coefficients are never held at once.
-public struct PartlyEncodedVariant: Sendable {
+package struct PartlyEncodedVariant: Sendable {
     enum Stage: Sendable {
         case done(EncodedVariant)
         /// The coefficients fixed by one baseline encode, with the chooser to write them.
@@ -21,7 +21,7 @@ public struct PartlyEncodedVariant: Sendable {
     let stage: Stage
 
     /// Finishes the encode: for a chosen script, scores the candidates and writes the best.
-    public func finished() throws(ImagingError) -> EncodedVariant {
+    package func finished() throws(ImagingError) -> EncodedVariant {
         switch stage {
         case .done(let encoded):
             return encoded
@@ -36,13 +36,13 @@ extension VariantRecipe {
     /// Encodes `image` for this variant: baseline, with the variant's fixed scan script, or with
     /// the script chosen for this image (`"script": "auto"`), written losslessly from the
     /// coefficients of one encode.
-    public func encoded(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> EncodedVariant {
+    package func encoded(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> EncodedVariant {
         try startEncoding(image, exif: exif).finished()
     }
 
     /// The part of `encoded(_:exif:)` that reads the picture: the whole encode for a baseline
     /// file or a fixed script, the baseline encode that fixes the coefficients for a chosen one.
-    public func startEncoding(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> PartlyEncodedVariant {
+    package func startEncoding(_ image: Image, exif: [UInt8]?) throws(ImagingError) -> PartlyEncodedVariant {
         guard let progressive, let automatic = progressive.automatic else {
             let encoding = encoding(components: image.bands, exif: exif)
             let script = progressive.map { $0.fixed(components: image.bands) }

@@ -8,58 +8,58 @@ import LadderImaging
 /// variants, cached on each machine, stay where they are), and identical files land in the same
 /// shard. Every shard still finds and hashes every source, which is cheap next to decoding and
 /// is skipped for unchanged files by the stat cache.
-public struct Shard: Sendable, Equatable, CustomStringConvertible {
+package struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// From 1 to `count`.
-    public let index: Int
-    public let count: Int
+    package let index: Int
+    package let count: Int
 
     /// The environment variables that hold a 0-based shard index, in the order they are read:
     /// ladder's own, then those that Kubernetes Indexed Jobs and AWS Batch array jobs set.
     /// (A GitHub Actions matrix sets none; pass `strategy.job-index` as LADDER_SHARD_INDEX.)
-    public static let indexVariables = ["LADDER_SHARD_INDEX", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"]
+    package static let indexVariables = ["LADDER_SHARD_INDEX", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"]
 
     /// The environment variable that holds the number of shards for `--shard auto`.
-    public static let countVariable = "LADDER_SHARD_COUNT"
+    package static let countVariable = "LADDER_SHARD_COUNT"
 
     /// GitHub Actions allows 256 jobs in a matrix; far more shards than any CI runs at once.
-    public static let maximumCount = 10_000
+    package static let maximumCount = 10_000
 
-    public init?(index: Int, count: Int) {
+    package init?(index: Int, count: Int) {
         guard (1...Self.maximumCount).contains(count), (1...count).contains(index) else { return nil }
         self.index = index
         self.count = count
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// "shard-K-of-N", which names this shard's files (partial manifest, lock, state).
-    public var tag: String { Self.tag(index: index, count: count) }
+    package var tag: String { Self.tag(index: index, count: count) }
 
     static func tag(index: Int, count: Int) -> String { "shard-\(index)-of-\(count)" }
 
     /// True when the source with this SHA1 (40 hex digits) belongs to this shard: its first
     /// 64 bits, modulo `count`, are `index - 1`.
-    public func owns(sha1: String) -> Bool {
+    package func owns(sha1: String) -> Bool {
         UInt64(sha1.prefix(16), radix: 16).map { Int($0 % UInt64(count)) == index - 1 } ?? (index == 1)
     }
 
     /// True when the source at `path`, which could not be read (so has no SHA1 of its
     /// content), belongs to this shard: the SHA1 of the path decides.
-    public func owns(unreadablePath path: String) -> Bool {
+    package func owns(unreadablePath path: String) -> Bool {
         owns(sha1: Checksum.hex(.sha1, of: Array(path.utf8)))
     }
 
     // MARK: - Parsing
 
     /// Why a `--shard` value cannot be used.
-    public struct SpecificationError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct SpecificationError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Reads `K/N` (shard K of N, from 1), `auto/N` (the index from the first of
     /// `indexVariables` that is set, counted from 0 as those systems do) or `auto` (the count
     /// from LADDER_SHARD_COUNT as well).
-    public init(parsing text: String, environment: [String: String]) throws(SpecificationError) {
+    package init(parsing text: String, environment: [String: String]) throws(SpecificationError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count <= 2, let first = parts.first else { throw Self.badSyntax(text) }
         let countText: String
@@ -112,7 +112,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// Where this shard writes its partial manifest: next to the manifest, named after it, so
     /// that every shard's file can be gathered into one folder: `manifest.json` gives
     /// `manifest.shard-2-of-4.json`.
-    public func partialManifestPath(for manifestPath: String) -> String {
+    package func partialManifestPath(for manifestPath: String) -> String {
         FilePath.join(
             FilePath.parent(manifestPath), Self.partialManifestName(for: manifestPath, index: index, count: count))
     }

@@ -8,19 +8,19 @@ import Foundation
 /// could block forever. Symbolic links are passed over and reported, unless `followSymlinks` is
 /// set; then they are followed only to files and folders inside a source folder, and a folder
 /// reached twice (a loop) is walked once.
-public struct SourceWalker {
-    public let configuration: PipelineConfiguration
+package struct SourceWalker {
+    package let configuration: PipelineConfiguration
 
-    public init(configuration: PipelineConfiguration) {
+    package init(configuration: PipelineConfiguration) {
         self.configuration = configuration
     }
 
     /// What a walk found.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Sorted by path, each path once.
-        public var files: [SourceFile]
+        package var files: [SourceFile]
         /// Entries passed over, and names that clash on other systems.
-        public var warnings: [SourceWarning]
+        package var warnings: [SourceWarning]
     }
 
     private struct Context {
@@ -33,7 +33,7 @@ public struct SourceWalker {
         var skipped: [SourceWarning] = []
     }
 
-    public func walk() throws(FileSystemError) -> Result {
+    package func walk() throws(FileSystemError) -> Result {
         let roots = configuration.sources.map { Self.realPath(configuration.resolve($0)) ?? configuration.resolve($0) }
         var context = Context(label: "", roots: roots)
         for (source, root) in zip(configuration.sources, roots) {

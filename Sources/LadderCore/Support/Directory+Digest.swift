@@ -1,12 +1,12 @@
 @preconcurrency import Foundation
-public import LadderImaging
+package import LadderImaging
 
 extension Directory {
     /// Bytes read at a time when hashing: memory stays at this, whatever the file's size.
     static let digestBufferBytes = 1 << 20
 
     /// The digest and size of the regular file at `path`, as `digest(of:_:limit:)` gives them.
-    public static func digest(
+    package static func digest(
         ofFileAtPath path: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
     ) throws(FileSystemError) -> (hex: String, bytes: Int) {
         // Opening a normalized path itself follows the links of its folders and not a link at
@@ -25,7 +25,7 @@ extension Directory {
     /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
     /// checksum fed piece by piece), and its size. Refuses symbolic links and special files,
     /// as `readFile` does, and files of more than `limit` bytes.
-    public func digest(
+    package func digest(
         of name: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
     ) throws(FileSystemError) -> (
         hex: String, bytes: Int

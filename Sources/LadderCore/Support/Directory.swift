@@ -4,11 +4,11 @@ import Synchronization
 /// An open folder. Everything ladder writes goes through one of these, relative to its file
 /// descriptor and never following a symbolic link, so a link planted inside the output folder
 /// cannot send a write elsewhere.
-public final class Directory: @unchecked Sendable {
+package final class Directory: @unchecked Sendable {
     // @unchecked: the descriptor is immutable after init and the calls made on it are thread-safe.
 
     /// The folder's path, for messages.
-    public let path: String
+    package let path: String
     let descriptor: Int32
 
     private init(path: String, descriptor: Int32) {
@@ -20,14 +20,14 @@ public final class Directory: @unchecked Sendable {
 
     /// Opens an existing folder. The folder itself may be reached through symbolic links (a
     /// build folder on another disk); what lies inside it is never followed.
-    public static func open(_ path: String) throws(FileSystemError) -> Directory {
+    package static func open(_ path: String) throws(FileSystemError) -> Directory {
         let descriptor = Platform.openDirectory(path)
         guard descriptor >= 0 else { throw FileSystemError.current("open folder", path) }
         return Directory(path: path, descriptor: descriptor)
     }
 
     /// Opens a folder, creating it and its parents when missing.
-    public static func create(_ path: String) throws(FileSystemError) -> Directory {
+    package static func create(_ path: String) throws(FileSystemError) -> Directory {
         var prefix = path.hasPrefix("/") ? "" : "."
         for segment in path.split(separator: "/") {
             prefix += "/" + segment
@@ -39,7 +39,7 @@ public final class Directory: @unchecked Sendable {
     }
 
     /// Opens the child folder `name`, creating it when `create` is set; refuses a symbolic link.
-    public func subdirectory(_ name: String, create: Bool) throws(FileSystemError) -> Directory {
+    package func subdirectory(_ name: String, create: Bool) throws(FileSystemError) -> Directory {
         let childPath = FilePath.join(path, name)
         if create && mkdirat(descriptor, name, 0o755) != 0 && errno != EEXIST {
             throw FileSystemError.current("create folder", childPath)
@@ -59,7 +59,7 @@ public final class Directory: @unchecked Sendable {
     // MARK: - Reading
 
     /// What is at `name`, without following a symbolic link; nil when nothing is.
-    public func status(of name: String) throws(FileSystemError) -> FileStatus? {
+    package func status(of name: String) throws(FileSystemError) -> FileStatus? {
         var info = stat()
         guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -69,7 +69,7 @@ public final class Directory: @unchecked Sendable {
     }
 
     /// What is at `path`, following symbolic links; nil when nothing is.
-    public static func status(atPath path: String) -> FileStatus? {
+    package static func status(atPath path: String) -> FileStatus? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return FileStatus(info)
@@ -77,13 +77,13 @@ public final class Directory: @unchecked Sendable {
 
     /// The names in this folder, sorted by their bytes unless `sorted` is false, without "." and
     /// "..", and without names that are not valid UTF-8 (see `listing()`).
-    public func entries(sorted: Bool = true) throws(FileSystemError) -> [String] {
+    package func entries(sorted: Bool = true) throws(FileSystemError) -> [String] {
         try listing(sorted: sorted).names
     }
 
     /// The names in this folder, sorted by their bytes unless `sorted` is false, and how many
     /// names are not valid UTF-8 (such names cannot be written in a manifest, so they are left out).
-    public func listing(sorted: Bool = true) throws(FileSystemError) -> (names: [String], undecodable: Int) {
+    package func listing(sorted: Bool = true) throws(FileSystemError) -> (names: [String], undecodable: Int) {
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             throw FileSystemError.current("list", path)
@@ -110,7 +110,7 @@ public final class Directory: @unchecked Sendable {
 
     /// Reads the regular file `name` whole, refusing symbolic links, special files (a FIFO
     /// would block forever) and files larger than `limit` bytes.
-    public func readFile(_ name: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
+    package func readFile(_ name: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
         let file = try openForReading(name)
         defer { close(file) }
         return try Self.readAll(file, path: FilePath.join(path, name), limit: limit)
@@ -118,7 +118,7 @@ public final class Directory: @unchecked Sendable {
 
     /// Reads the regular file at `path` whole, as `readFile` does (no symbolic link, no special
     /// file, at most `limit` bytes).
-    public static func readFile(atPath path: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
+    package static func readFile(atPath path: String, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
         try Self.open(FilePath.parent(path)).readFile(FilePath.name(path), limit: limit)
     }
 
@@ -136,7 +136,7 @@ public final class Directory: @unchecked Sendable {
     }
 
     /// Reads at most the first `count` bytes of the regular file `name` (no link, no special file).
-    public func readPrefix(_ name: String, count: Int) throws(FileSystemError) -> [UInt8] {
+    package func readPrefix(_ name: String, count: Int) throws(FileSystemError) -> [UInt8] {
         let filePath = FilePath.join(path, name)
         let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard file >= 0 else { throw FileSystemError.current("read", filePath) }
@@ -201,12 +201,12 @@ public final class Directory: @unchecked Sendable {
 
     /// The prefix of temporary files; a run that is killed leaves such files, and the next one
     /// deletes them.
-    public static let temporaryPrefix = ".ladder-tmp-"
+    package static let temporaryPrefix = ".ladder-tmp-"
 
     /// Writes `bytes` to `name` so that `name` only ever holds the old content or the whole new
     /// content: a temporary file in the same folder, flushed to disk, then renamed over `name`.
     /// Call `synchronize()` once the folder's renames must be durable.
-    public func writeAtomically(_ bytes: [UInt8], to name: String) throws(FileSystemError) {
+    package func writeAtomically(_ bytes: [UInt8], to name: String) throws(FileSystemError) {
         let temporary = try writeTemporary(bytes, for: name)
         guard renameat(descriptor, temporary, descriptor, name) == 0 else {
             let failure = FileSystemError.current("rename into place", FilePath.join(path, name))
@@ -218,7 +218,7 @@ public final class Directory: @unchecked Sendable {
     /// How many files `writeAtomically(_:)` flushes at once. A disk makes several files durable
     /// in about the time of one (the file system commits their flushes together), so the index's
     /// 257 files no longer wait for one flush each (docs/BENCHMARKS.md, "Writing the index").
-    public static let concurrentFlushes = 8
+    package static let concurrentFlushes = 8
 
     /// Writes several files, each as `writeAtomically(_:to:)` writes one (only ever the old
     /// content or the whole new one), and renames them into place in the order given, so that
@@ -226,7 +226,7 @@ public final class Directory: @unchecked Sendable {
     /// before the first is renamed, `concurrentFlushes` at a time; when one cannot be written,
     /// none is renamed and no temporary file is left. Call `synchronize()` once the renames
     /// must be durable.
-    public func writeAtomically(_ files: [(name: String, bytes: [UInt8])]) throws(FileSystemError) {
+    package func writeAtomically(_ files: [(name: String, bytes: [UInt8])]) throws(FileSystemError) {
         let written = Mutex<(temporaries: [String?], failure: FileSystemError?)>(
             (Array(repeating: nil, count: files.count), nil))
         ParallelRunner.run(count: files.count, width: Self.concurrentFlushes) { index in
@@ -257,7 +257,7 @@ public final class Directory: @unchecked Sendable {
     /// Writes `bytes` to `name` only if no file of that name exists, whole or not at all (a
     /// temporary file, flushed, then linked to `name`, which fails if the name is taken).
     /// - Returns: false when `name` already exists; nothing is written then.
-    public func createAtomically(_ bytes: [UInt8], as name: String) throws(FileSystemError) -> Bool {
+    package func createAtomically(_ bytes: [UInt8], as name: String) throws(FileSystemError) -> Bool {
         let temporary = try writeTemporary(bytes, for: name)
         defer { unlinkat(descriptor, temporary, 0) }
         if linkat(descriptor, temporary, descriptor, name, 0) == 0 {
@@ -312,12 +312,12 @@ public final class Directory: @unchecked Sendable {
     }
 
     /// Makes the folder's entries (renames, deletions) durable.
-    public func synchronize() throws(FileSystemError) {
+    package func synchronize() throws(FileSystemError) {
         guard fsync(descriptor) == 0 else { throw FileSystemError.current("flush folder", path) }
     }
 
     /// Deletes the file `name`; nothing happens when it is already gone.
-    public func removeFile(_ name: String) throws(FileSystemError) {
+    package func removeFile(_ name: String) throws(FileSystemError) {
         guard unlinkat(descriptor, name, 0) == 0 || errno == ENOENT else {
             throw FileSystemError.current("delete", FilePath.join(path, name))
         }
@@ -325,7 +325,7 @@ public final class Directory: @unchecked Sendable {
 
     /// Deletes the child folder `name` when it is empty; returns whether it did.
     @discardableResult
-    public func removeFolderIfEmpty(_ name: String) -> Bool {
+    package func removeFolderIfEmpty(_ name: String) -> Bool {
         unlinkat(descriptor, name, AT_REMOVEDIR) == 0
     }
 
@@ -337,7 +337,7 @@ public final class Directory: @unchecked Sendable {
     /// however it ends. A file rather than a folder, since NFS honours locks on files only.
     ///
     /// - Returns: nil when the file is locked and `wait` is not set.
-    public func lockFile(_ name: String, wait: Bool, shared: Bool = false) throws(FileSystemError) -> FileLock? {
+    package func lockFile(_ name: String, wait: Bool, shared: Bool = false) throws(FileSystemError) -> FileLock? {
         let file = openat(descriptor, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw FileSystemError.current("lock", FilePath.join(path, name)) }
         let lock = FileLock(descriptor: file)
@@ -361,18 +361,18 @@ public final class Directory: @unchecked Sendable {
 }
 
 /// The parts of `stat` ladder uses.
-public struct FileStatus: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Codable {
+package struct FileStatus: Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Codable {
         case regular, directory, symbolicLink, other
     }
 
-    public var kind: Kind
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int
+    package var kind: Kind
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int
     /// Modification and status-change times, in nanoseconds since 1970.
-    public var modified: Int64
-    public var changed: Int64
+    package var modified: Int64
+    package var changed: Int64
 
     init(_ info: stat) {
         switch info.st_mode & S_IFMT {
@@ -387,7 +387,7 @@ public struct FileStatus: Sendable, Hashable, Codable {
         (modified, changed) = Platform.times(of: info)
     }
 
-    public init(kind: Kind, device: UInt64, inode: UInt64, size: Int, modified: Int64, changed: Int64) {
+    package init(kind: Kind, device: UInt64, inode: UInt64, size: Int, modified: Int64, changed: Int64) {
         self.kind = kind
         self.device = device
         self.inode = inode
@@ -398,7 +398,7 @@ public struct FileStatus: Sendable, Hashable, Codable {
 }
 
 /// A lock held on an open file; released when this is released (or the process ends).
-public final class FileLock: Sendable {
+package final class FileLock: Sendable {
     private let descriptor: Int32
 
     init(descriptor: Int32) { self.descriptor = descriptor }

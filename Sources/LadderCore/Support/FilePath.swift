@@ -1,7 +1,7 @@
 /// Lexical path arithmetic on `/`-separated strings (no file-system access).
-public enum FilePath {
+package enum FilePath {
     /// `base` and `path` joined; `path` wins when it is absolute. The result is normalized.
-    public static func join(_ base: String, _ path: String) -> String {
+    package static func join(_ base: String, _ path: String) -> String {
         if path.hasPrefix("/") || base.isEmpty { return normalize(path) }
         // The common case, a normalized folder and one plain name, needs no normalizing.
         if isPlainName(path) && isNormalized(base) { return base == "/" ? "/" + path : base + "/" + path }
@@ -34,7 +34,7 @@ public enum FilePath {
     }
 
     /// Removes empty and "." segments and folds ".." into its parent where there is one.
-    public static func normalize(_ path: String) -> String {
+    package static func normalize(_ path: String) -> String {
         let isAbsolute = path.hasPrefix("/")
         var segments: [Substring] = []
         for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -55,7 +55,7 @@ public enum FilePath {
     }
 
     /// The folder that holds `path`.
-    public static func parent(_ path: String) -> String {
+    package static func parent(_ path: String) -> String {
         let normalized = isNormalized(path) ? path : normalize(path)
         let bytes = normalized.utf8
         guard let slash = lastSlash(bytes) else { return "." }
@@ -64,7 +64,7 @@ public enum FilePath {
     }
 
     /// The last segment of `path`.
-    public static func name(_ path: String) -> String {
+    package static func name(_ path: String) -> String {
         let normalized = isNormalized(path) ? path : normalize(path)
         let bytes = normalized.utf8
         guard let slash = lastSlash(bytes) else { return normalized }
@@ -79,7 +79,7 @@ public enum FilePath {
 
     /// `path` relative to `folder` when it lies inside it ("" when they are the same), else nil.
     /// Both must be absolute, or both relative to the same place.
-    public static func relative(_ path: String, to folder: String) -> String? {
+    package static func relative(_ path: String, to folder: String) -> String? {
         let path = normalize(path)
         let folder = normalize(folder)
         if path == folder { return "" }
@@ -90,7 +90,7 @@ public enum FilePath {
 
     /// The path from `folder` to `path`, both absolute, climbing with ".." where needed: what a
     /// page in `folder` links to `path` with.
-    public static func link(to path: String, from folder: String) -> String {
+    package static func link(to path: String, from folder: String) -> String {
         let target = normalize(path).split(separator: "/")
         let base = normalize(folder).split(separator: "/")
         let common = zip(target, base).prefix { $0 == $1 }.count

@@ -1,15 +1,15 @@
 @preconcurrency import Foundation
 
 /// A failed file-system call: what was being done, to which path, and the system's reason.
-public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What ladder was doing: "read", "write", "create folder", "rename"...
-    public var operation: String
-    public var path: String
+    package var operation: String
+    package var path: String
     /// The errno value, or 0 when the failure is ladder's own finding.
-    public var code: Int32
-    public var reason: String
+    package var code: Int32
+    package var reason: String
 
-    public init(operation: String, path: String, code: Int32, reason: String? = nil) {
+    package init(operation: String, path: String, code: Int32, reason: String? = nil) {
         self.operation = operation
         self.path = path
         self.code = code
@@ -21,8 +21,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         FileSystemError(operation: operation, path: path, code: errno)
     }
 
-    public var description: String { "cannot \(operation) '\(path)': \(reason)" }
+    package var description: String { "cannot \(operation) '\(path)': \(reason)" }
 
     /// True when the disk is full or over quota.
-    public var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT || code == EFBIG }
+    package var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT || code == EFBIG }
 }

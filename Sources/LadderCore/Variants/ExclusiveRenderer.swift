@@ -12,17 +12,17 @@ import Synchronization
 /// It never changes which libvips loaders may run: that is process-wide, and fixed once when a
 /// render worker starts (`RenderWorker`). Formats left out of `decoding.formats` are refused
 /// here by name, from the header, before anything is decoded.
-public struct ExclusiveRenderer: SourceRendering {
+package struct ExclusiveRenderer: SourceRendering {
     /// Held while rendering.
     private static let lock = Mutex<Void>(())
 
     let renderer: VariantRenderer
 
-    public init(renderer: VariantRenderer = VariantRenderer()) {
+    package init(renderer: VariantRenderer = VariantRenderer()) {
         self.renderer = renderer
     }
 
-    public func render(
+    package func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         var source = bytes
@@ -31,7 +31,7 @@ public struct ExclusiveRenderer: SourceRendering {
 
     /// Renders as `render(_:variants:settings:)` does, letting go of the source's bytes once
     /// they are decoded (`VariantRenderer.render(releasing:variants:settings:)`).
-    public func render(
+    package func render(
         releasing bytes: inout [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         let outcome = Self.lock.withLock { _ in

@@ -1,15 +1,15 @@
-public import LadderImaging
-public import LadderManifest
+package import LadderImaging
+package import LadderManifest
 
 /// What an app shows before any variant arrives, as the manifest records it: a ThumbHash of the
 /// upright, flattened picture and its mean colour.
-public struct Placeholder: Sendable, Equatable, Codable {
+package struct Placeholder: Sendable, Equatable, Codable {
     /// The ThumbHash, base64 with padding.
-    public var thumbHash: String
+    package var thumbHash: String
     /// The picture's mean colour in sRGB, `#rrggbb`.
-    public var averageColor: String
+    package var averageColor: String
 
-    public init(thumbHash: String, averageColor: String) {
+    package init(thumbHash: String, averageColor: String) {
         self.thumbHash = thumbHash
         self.averageColor = averageColor
     }
@@ -18,7 +18,7 @@ public struct Placeholder: Sendable, Equatable, Codable {
     /// fit 100 x 100 pixels, the largest a ThumbHash takes, then both values are computed from
     /// those pixels. Made from the smallest variant's picture, this costs a resize of a few
     /// thousand pixels.
-    public init(of picture: Image) throws(ImagingError) {
+    package init(of picture: Image) throws(ImagingError) {
         let side = ThumbHash.maxSide
         let scale = min(1, Double(side) / Double(picture.width), Double(side) / Double(picture.height))
         let size = PixelSize(
@@ -56,13 +56,13 @@ public struct Placeholder: Sendable, Equatable, Codable {
 
     /// The mean of the gamma-encoded samples, rounded: what the manifest calls the average
     /// colour, and what ThumbHash's own DC terms approximate.
-    public static func mean(of picture: ThumbHash.Picture) -> HexColor {
+    package static func mean(of picture: ThumbHash.Picture) -> RGBColor {
         var sums = [0, 0, 0]
         let count = picture.width * picture.height
         for i in 0..<count {
             for channel in 0..<3 { sums[channel] += Int(picture.rgba[i * 4 + channel]) }
         }
         let mean = sums.map { UInt8((Double($0) / Double(max(1, count))).rounded()) }
-        return HexColor(red: mean[0], green: mean[1], blue: mean[2])
+        return RGBColor(red: mean[0], green: mean[1], blue: mean[2])
     }
 }

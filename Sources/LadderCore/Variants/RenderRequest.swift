@@ -1,10 +1,11 @@
-public import LadderImaging
+package import LadderImaging
+import LadderManifest
 
 // What travels between the build and its render workers. Everything is Codable so that the
 // request's header and the response's header can be sent as JSON next to the raw bytes.
 
 extension ScanScript: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
             self = try ScanScript(parsing: text)
@@ -14,23 +15,23 @@ extension ScanScript: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
 }
 
 extension RGBColor: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let color = RGBColor(hex: text) else {
+        guard let color = RGBColor(text) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not a #rrggbb color: \(text)"))
         }
         self = color
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

@@ -1,13 +1,14 @@
-public import LadderImaging
+package import LadderImaging
+package import LadderManifest
 
 /// The settings that apply to every variant of a source.
-public struct RenderSettings: Sendable, Hashable, Codable {
-    public var background: RGBColor
-    public var keep: Set<ExifField>
+package struct RenderSettings: Sendable, Hashable, Codable {
+    package var background: RGBColor
+    package var keep: Set<ExifField>
     /// What the source may be, checked before decoding, and how strictly it is decoded.
-    public var limits: DecodeLimits
+    package var limits: DecodeLimits
 
-    public init(background: RGBColor, keep: Set<ExifField>, limits: DecodeLimits = DecodeLimits()) {
+    package init(background: RGBColor, keep: Set<ExifField>, limits: DecodeLimits = DecodeLimits()) {
         self.background = background
         self.keep = keep
         self.limits = limits
@@ -15,47 +16,47 @@ public struct RenderSettings: Sendable, Hashable, Codable {
 }
 
 /// What rendering one source produced.
-public struct RenderedSource: Sendable {
+package struct RenderedSource: Sendable {
     /// What the decoder found out about the source.
-    public var facts: SourceFacts
-    public var variants: [RenderedVariant]
+    package var facts: SourceFacts
+    package var variants: [RenderedVariant]
 }
 
 /// What decoding a source tells about it: what the manifest records, and what a designer
 /// should know before uploading it (`ladder check`).
-public struct SourceFacts: Sendable, Equatable, Codable {
+package struct SourceFacts: Sendable, Equatable, Codable {
     /// The source's format, as its decoder names it ("jpeg", "png"...).
-    public var format: String
+    package var format: String
     /// The source's size once upright.
-    public var size: PixelSize
+    package var size: PixelSize
     /// The EXIF orientation that was applied (1 = none).
-    public var orientation: Int
+    package var orientation: Int
     /// EXIF DateTimeOriginal as ISO 8601, when present.
-    public var captured: String?
+    package var captured: String?
     /// True when the source had GPS data (the variants never do).
-    public var hadGPS: Bool
+    package var hadGPS: Bool
     /// The position its GPS tags hold, when they hold one.
-    public var gpsPosition: GPSPosition?
+    package var gpsPosition: GPSPosition?
     /// libvips' name for the color space: "srgb", "cmyk", "b-w", "rgb16"...
-    public var colorSpace: String
+    package var colorSpace: String
     /// True when some pixel of the source is less than opaque (the variants are flattened on
     /// the background color); an alpha channel that is opaque everywhere does not count.
-    public var isTransparent: Bool
+    package var isTransparent: Bool
     /// Pages or animation frames (only the first is used).
-    public var pages: Int
+    package var pages: Int
     /// The embedded ICC profile's name, when it has one.
-    public var profileName: String?
+    package var profileName: String?
     /// True when the embedded profile's gamut reaches beyond sRGB's.
-    public var wideGamut: Bool
+    package var wideGamut: Bool
     /// The metadata fields besides GPS that name a person or a place, or identify the camera,
     /// by their names in their standards ("EXIF Artist", "IPTC City", "XMP dc:creator"), never
     /// their values; the variants carry none of them unless `metadata.keep` names them (and
     /// those kept are left out here).
-    public var personalMetadata: [String]
+    package var personalMetadata: [String]
     /// The placeholder and average colour, made from the smallest picture rendered.
-    public var placeholder: Placeholder?
+    package var placeholder: Placeholder?
 
-    public init(
+    package init(
         format: String, size: PixelSize, orientation: Int = 1, captured: String? = nil, hadGPS: Bool = false,
         colorSpace: String = "srgb", isTransparent: Bool = false, pages: Int = 1, profileName: String? = nil,
         wideGamut: Bool = false, personalMetadata: [String] = [], gpsPosition: GPSPosition? = nil
@@ -104,29 +105,29 @@ public struct SourceFacts: Sendable, Equatable, Codable {
 }
 
 /// One encoded variant.
-public struct RenderedVariant: Sendable {
-    public var name: String
-    public var size: PixelSize
-    public var progressive: Bool
-    public var scans: Int
-    public var bytes: [UInt8]
+package struct RenderedVariant: Sendable {
+    package var name: String
+    package var size: PixelSize
+    package var progressive: Bool
+    package var scans: Int
+    package var bytes: [UInt8]
     /// The scan script of a progressive file, as the manifest records it.
-    public var script: ScanScript? = nil
+    package var script: ScanScript? = nil
     /// What it would take to meet the first-picture budget, when the chosen script does not.
-    public var budgetAdvice: String? = nil
+    package var budgetAdvice: String? = nil
 }
 
 /// Why a source could not be rendered, in one line.
-public struct RenderFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public var reason: String
+package struct RenderFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
     /// False when the failure says nothing about the source (a render worker could not start):
     /// the source is then tried again by the next build, whatever its content.
-    public var concernsTheSource: Bool
+    package var concernsTheSource: Bool
 
-    public init(_ reason: String, concernsTheSource: Bool = true) {
+    package init(_ reason: String, concernsTheSource: Bool = true) {
         self.reason = reason
         self.concernsTheSource = concernsTheSource
     }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }

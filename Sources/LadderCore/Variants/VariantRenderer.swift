@@ -1,7 +1,7 @@
-public import LadderImaging
+package import LadderImaging
 
 /// Turns a source's bytes into encoded variants.
-public protocol SourceRendering: Sendable {
+package protocol SourceRendering: Sendable {
     /// Renders `variants` of the image in `bytes`.
     func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
@@ -18,20 +18,20 @@ public protocol SourceRendering: Sendable {
 /// SSIM on every camera photo and render tried, and on a generated set of hard images all but two
 /// pixel-pitch checkerboards (docs/BENCHMARKS.md, "The hard set"); the decode's own reduce to the
 /// full size costs more than the decode itself, and no faster way matched its fidelity.
-public struct VariantRenderer: SourceRendering {
+package struct VariantRenderer: SourceRendering {
     /// How smaller variants are resized from larger pictures. Part of every variant's
     /// fingerprint (`RecipeFingerprint`), so changing it makes existing variants again.
-    public static let resampling = Image.Resampling.lanczos3
+    package static let resampling = Image.Resampling.lanczos3
 
     /// The resampling this renderer uses; `VariantRenderer.resampling` unless a test asks
     /// for another.
-    public let resampling: Image.Resampling
+    package let resampling: Image.Resampling
 
-    public init(resampling: Image.Resampling = VariantRenderer.resampling) {
+    package init(resampling: Image.Resampling = VariantRenderer.resampling) {
         self.resampling = resampling
     }
 
-    public func render(
+    package func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         var source = bytes
@@ -42,7 +42,7 @@ public struct VariantRenderer: SourceRendering {
     /// soon as they are decoded (`bytes` is left empty, also when the render fails): the encodes
     /// and the scan-script choice then run without them. Their memory is freed when the caller
     /// holds no other copy.
-    public func render(
+    package func render(
         releasing bytes: inout [UInt8], variants: [VariantRecipe], settings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         defer { bytes = [] }
@@ -67,9 +67,8 @@ public struct VariantRenderer: SourceRendering {
             // Each variant is resized from the decoded picture itself, never from a smaller
             // variant: an 8-bit picture between two resizes clips the ringing of Lanczos3 around
             // hard edges at black and white, and the second resize turns what was clipped into
-            // grey (small text lost 2 dB against vipsthumbnail). It costs about 60 ms of CPU per
-            // camera photo more than the chain 2560 -> 640 -> 160, which libvips cannot vectorise
-            // away; the camera photos' small_thumb gains 0.1 dB. Largest first, so that the
+            // grey. What that costs and gains against the chain 2560 -> 640 -> 160 is in
+            // docs/BENCHMARKS.md, "Choosing the resampling". Largest first, so that the
             // placeholder comes from the smallest picture.
             // Every picture is made and encoded as far as it needs pixels, and released, before
             // any script is chosen: the choice works on coefficients alone, so a worker never
@@ -187,15 +186,6 @@ extension VariantRenderer {
     }
 
     static func checkSize(width: Int, height: Int, limits: DecodeLimits) throws(RenderFailure) {
-        guard width <= limits.maxSide, height <= limits.maxSide else {
-            throw RenderFailure(
-                "\(width)x\(height) has a side over the limit of \(limits.maxSide) pixels (limits.maxSide); refused before decoding"
-            )
-        }
-        guard width * height <= limits.maxPixels else {
-            throw RenderFailure(
-                "\(width)x\(height) is \(width * height) pixels, over the limit of \(limits.maxPixels) (limits.maxPixels); refused before decoding"
-            )
-        }
+        if let problem = limits.sizeProblem(width: width, height: height) { throw RenderFailure(problem) }
     }
 }

@@ -1,7 +1,7 @@
-public import LadderImaging
+package import LadderImaging
 
 /// Receives the pictures a replay renders, to write them out (see `FrameGallery`).
-public protocol FrameCollecting: Sendable {
+package protocol FrameCollecting: Sendable {
     /// Pictures larger than this on their long side are scaled down; replays render their frames
     /// at most this large where libjpeg's n/8 scales allow it.
     var maximumSide: Int { get }

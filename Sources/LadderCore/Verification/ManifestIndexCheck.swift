@@ -16,13 +16,4 @@ struct ManifestIndexCheck {
             VerificationProblem(path: base == "." ? $0.path : base + "/" + $0.path, kind: "index", message: $0.message)
         }
     }
-
-    /// The index files of `manifest` by their paths relative to the output folder, given the
-    /// manifest's.
-    static func pathsInOutput(_ manifestInOutput: String, manifest: Manifest) -> [String] {
-        let base = FilePath.parent(manifestInOutput)
-        return ManifestIndexWriter.paths(for: manifest, manifestName: FilePath.name(manifestInOutput)).map {
-            base.isEmpty || base == "." ? $0 : base + "/" + $0
-        }
-    }
 }

@@ -30,7 +30,7 @@ struct PlaceholderCheck {
                 VerificationProblem(path: path ?? manifestLabel, kind: kind, message: message, image: image))
         }
         let hash = entry.placeholder.flatMap { ThumbHash(base64: $0) }
-        let color = entry.averageColor.flatMap { HexColor($0) }
+        let color = entry.averageColor.flatMap { RGBColor($0) }
         if entry.placeholder == nil || entry.averageColor == nil || entry.hasAlpha == nil {
             let missing = [
                 ("placeholder", entry.placeholder == nil), ("averageColor", entry.averageColor == nil),
@@ -133,6 +133,6 @@ struct PlaceholderCheck {
 
     static func hex(_ color: [Double]) -> String {
         let bytes = color.map { UInt8(min(255, max(0, $0.rounded()))) }
-        return HexColor(red: bytes[0], green: bytes[1], blue: bytes[2]).description
+        return RGBColor(red: bytes[0], green: bytes[1], blue: bytes[2]).description
     }
 }

@@ -67,11 +67,9 @@ struct VariantCheck {
             )
         }
         var withinLimits = true
-        do {
-            try VariantRenderer.checkSize(width: structure.width, height: structure.height, limits: limits)
-        } catch {
+        if let reason = limits.sizeProblem(width: structure.width, height: structure.height) {
             withinLimits = false
-            problem("over-limits", error.reason)
+            problem("over-limits", reason)
         }
         if structure.endOfImage == nil {
             problem("undecodable", "the file ends before its end-of-image marker (truncated)")

@@ -1,15 +1,15 @@
 /// One thing `ladder verify` found wrong.
-public struct VerificationProblem: Sendable, Equatable, Codable {
+package struct VerificationProblem: Sendable, Equatable, Codable {
     /// The file (or manifest location) concerned.
-    public var path: String
+    package var path: String
     /// A short identifier of the kind of problem, for example "missing", "checksum",
     /// "scan-count", "gps", "stale", "orphan", "budget".
-    public var kind: String
-    public var message: String
+    package var kind: String
+    package var message: String
     /// The SHA1 of the image concerned, when there is one.
-    public var image: String?
+    package var image: String?
 
-    public init(path: String, kind: String, message: String, image: String? = nil) {
+    package init(path: String, kind: String, message: String, image: String? = nil) {
         self.path = path
         self.kind = kind
         self.message = message
@@ -18,44 +18,44 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
 }
 
 /// The replay of one image's progressive variant, with its ladder timelines.
-public struct ImageReplay: Sendable, Equatable {
-    public var image: String
+package struct ImageReplay: Sendable, Equatable {
+    package var image: String
     /// The image's first source path.
-    public var source: String?
-    public var variant: String
-    public var report: ReplayReport
-    public var timelines: [LadderTimeline]
+    package var source: String?
+    package var variant: String
+    package var report: ReplayReport
+    package var timelines: [LadderTimeline]
 }
 
 /// What `ladder verify` checked and found.
-public struct VerificationReport: Sendable, Equatable {
-    public var images: Int
-    public var variants: Int
+package struct VerificationReport: Sendable, Equatable {
+    package var images: Int
+    package var variants: Int
     /// Sources the manifest lists as failed (accounted for, so not problems).
-    public var failures: Int = 0
+    package var failures: Int = 0
 
     /// Every problem found, sorted by path.
-    public var problems: [VerificationProblem]
+    package var problems: [VerificationProblem]
     /// Replays of the progressive variants, when asked for.
-    public var replays: [ImageReplay]
+    package var replays: [ImageReplay]
     /// Each image's first source path, by SHA1, for naming images in reports.
-    public var sourceNames: [String: String]
+    package var sourceNames: [String: String]
 
-    public var isOK: Bool { problems.isEmpty }
+    package var isOK: Bool { problems.isEmpty }
 
     /// The problem kinds that mean a file exists but could not be read (permissions, I/O).
-    public static let readFailureKinds: Set<String> = [Verifier.unreadable, "source-unreadable"]
+    package static let readFailureKinds: Set<String> = [Verifier.unreadable, "source-unreadable"]
 
     /// True when some file could not be read, so that the verdict is incomplete: verify exits
     /// 74 then, rather than 1.
-    public var hasReadFailures: Bool { problems.contains { Self.readFailureKinds.contains($0.kind) } }
+    package var hasReadFailures: Bool { problems.contains { Self.readFailureKinds.contains($0.kind) } }
 
     /// The median share of a full-size file after which its first picture shows.
-    public var medianFirstPaintShare: Double? { median(replays.compactMap { $0.report.firstPaintShare }) }
+    package var medianFirstPaintShare: Double? { median(replays.compactMap { $0.report.firstPaintShare }) }
 
     /// The median PSNR and SSIM of the first picture shown.
-    public var medianFirstScanPSNR: Double? { median(replays.compactMap(Self.firstShownScan).map(\.psnr)) }
-    public var medianFirstScanSSIM: Double? { median(replays.compactMap(Self.firstShownScan).map(\.ssim)) }
+    package var medianFirstScanPSNR: Double? { median(replays.compactMap(Self.firstShownScan).map(\.psnr)) }
+    package var medianFirstScanSSIM: Double? { median(replays.compactMap(Self.firstShownScan).map(\.ssim)) }
 
     static func firstShownScan(_ replay: ImageReplay) -> ReplayReport.Scan? {
         replay.report.scans.first { $0.displayable }

@@ -7,25 +7,25 @@ import Synchronization
 /// every variant file complete and untampered, shaped and scanned as its recipe says, free of
 /// the metadata the policy removes; every source built; nothing unknown in the output folder.
 /// Every problem is reported, not just the first.
-public struct Verifier: Sendable {
-    public struct Options: Sendable {
+package struct Verifier: Sendable {
+    package struct Options: Sendable {
         /// Also replay the progressive loading of every progressive variant.
-        public var replay: Bool
+        package var replay: Bool
         /// Network profiles to simulate each image's ladder over (budgets add theirs).
-        public var profiles: [String]
+        package var profiles: [String]
         /// Overrides the configuration's chunk size.
-        public var chunkBytes: Int?
-        public var jobs: Int
+        package var chunkBytes: Int?
+        package var jobs: Int
         /// Receives each replayed image's pictures, for galleries (replays are then never
         /// taken from the cache).
-        public var frames: (any FrameCollecting)?
+        package var frames: (any FrameCollecting)?
         /// Decode every variant, even those whose SHA-256 matches the manifest.
-        public var deep: Bool
+        package var deep: Bool
         /// Reuse replay results of unchanged files from the state folder, and store new ones.
-        public var cachesReplays: Bool
+        package var cachesReplays: Bool
 
-        public init(
-            replay: Bool = false, profiles: [String] = [], chunkBytes: Int? = nil, jobs: Int = Builder.defaultJobs,
+        package init(
+            replay: Bool = false, profiles: [String] = [], chunkBytes: Int? = nil, jobs: Int = Defaults.jobs,
             frames: (any FrameCollecting)? = nil, deep: Bool = false, cachesReplays: Bool = true
         ) {
             self.replay = replay
@@ -38,15 +38,15 @@ public struct Verifier: Sendable {
         }
 
         /// True when images are replayed: asked for, or needed by a profile or a budget.
-        public func replays(_ configuration: PipelineConfiguration) -> Bool {
+        package func replays(_ configuration: PipelineConfiguration) -> Bool {
             replay || !configuration.replay.budgets.isEmpty || !profiles.isEmpty
         }
     }
 
-    public let configuration: PipelineConfiguration
-    public let options: Options
+    package let configuration: PipelineConfiguration
+    package let options: Options
 
-    public init(configuration: PipelineConfiguration, options: Options = Options()) {
+    package init(configuration: PipelineConfiguration, options: Options = Options()) {
         self.configuration = configuration
         self.options = options
         outputLabel = FilePath.normalize(configuration.output)
@@ -58,7 +58,7 @@ public struct Verifier: Sendable {
 
     let manifestLabel: String
 
-    public func run() -> VerificationReport {
+    package func run() -> VerificationReport {
         // Replays allocate and free planes of megabytes by the dozen: reuse their pages.
         if options.replays(configuration) { Allocator.keepFreedPictures() }
         var report = VerificationReport(images: 0, variants: 0, problems: [], replays: [], sourceNames: [:])
@@ -126,7 +126,7 @@ public struct Verifier: Sendable {
 
         let cache =
             options.cachesReplays && options.frames == nil && options.replays(configuration)
-            ? ReplayCache(stateFolder: configuration.resolve(Builder.stateFolder)) : nil
+            ? ReplayCache(stateFolder: StateFolder.path(of: configuration)) : nil
         let sources = walked.withLock { $0 }
         var digests: SourceDigests?
         if case .done(let walked)? = sources { digests = walked }
@@ -210,7 +210,7 @@ public struct Verifier: Sendable {
         let prefix: String
         let recipes: [String: VariantRecipe]
         let recipeNames: [String]
-        let folders: FolderCache
+        let folders: OutputFolders
         let cache: ReplayCache?
 
         init(verifier: Verifier, unsafe: Set<String>, output: Directory, cache: ReplayCache?) {
@@ -218,7 +218,7 @@ public struct Verifier: Sendable {
             prefix = verifier.configuration.outputPrefixInManifest
             recipes = Dictionary(uniqueKeysWithValues: verifier.configuration.variants.map { ($0.name, $0) })
             recipeNames = recipes.keys.sorted()
-            folders = FolderCache(output)
+            folders = OutputFolders(output)
             self.cache = cache
         }
     }
@@ -309,7 +309,7 @@ public struct Verifier: Sendable {
     }
 
     /// The problem kind of a file that exists but cannot be read (verify then exits 74).
-    public static let unreadable = "unreadable"
+    package static let unreadable = "unreadable"
 
     /// The largest manifest verify reads.
     static let manifestByteLimit = 1 << 30
@@ -548,7 +548,7 @@ public struct Verifier: Sendable {
         }
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
-            known.formUnion(ManifestIndexCheck.pathsInOutput(manifestInside, manifest: manifest))
+            known.formUnion(ManifestIndexWriter.pathsInOutput(manifestInside, manifest: manifest))
         }
         // Other pipelines may share the output folder: what their manifests list is theirs.
         known.insert(OutputOwnership.lockFileName)

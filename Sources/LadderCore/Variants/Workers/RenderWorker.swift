@@ -6,22 +6,22 @@ import LadderImaging
 /// closes. A request carries the source's bytes or names its file, which the worker reads and
 /// checks against its SHA1. One source at a time, so everything libvips reports belongs to
 /// that source; a crash or a runaway decode costs only this process.
-public enum RenderWorker {
+package enum RenderWorker {
     /// The hidden subcommand that starts a worker.
-    public static let subcommand = "__render-worker"
+    package static let subcommand = "__render-worker"
 
     /// The environment variable that lists the formats this worker's libvips may decode,
     /// separated by commas; every format when it is not set.
-    public static let formatsVariable = "LADDER_WORKER_FORMATS"
+    package static let formatsVariable = "LADDER_WORKER_FORMATS"
 
     /// Serves requests until standard input closes. Returns the process exit status.
-    public static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
+    package static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
         let formats = ProcessInfo.processInfo.environment[formatsVariable].map {
             Set($0.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) })
         }
         do {
             // Only the libvips modules these formats need: each other one maps its libraries
-            // into every worker (4 MiB of resident memory for all of them).
+            // into every worker (docs/BENCHMARKS.md, "Memory per job").
             try Imaging.start(threadsPerImage: 1, tileHeight: 16, formats: formats ?? Set(ImageFormat.allCases))
         } catch {
             return 70

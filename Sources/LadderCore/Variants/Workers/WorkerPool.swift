@@ -10,28 +10,29 @@ import Synchronization
 /// inside, so a many-scan file could otherwise run for minutes), and one that crashes costs only
 /// the source it held; both are replaced for the next source. Which render starts when, and on
 /// which idle worker, is the pool's `Scheduler`'s to decide.
-public final class WorkerPool: SourceRendering, @unchecked Sendable {
+package final class WorkerPool: SourceRendering, @unchecked Sendable {
     // @unchecked: all mutable state is in `scheduler` (behind its lock) or atomic; a Worker is
     // used by one thread at a time.
 
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The ladder executable to start workers from.
-        public var executable: String
+        package var executable: String
         /// How long one source may take.
-        public var timeLimit: Duration
+        package var timeLimit: Duration
         /// Added to the workers' environment.
-        public var environment: [String: String]
+        package var environment: [String: String]
         /// Renders at once (worker processes alive).
-        public var workers: Int
+        package var workers: Int
         /// Pixels of the sources rendered at once (one source may always run alone).
-        public var pixelBudget: Int
+        package var pixelBudget: Int
         /// A worker is replaced after this many sources, so that memory fragmentation inside a
         /// long-lived decoder never accumulates over a big batch.
-        public var rendersPerWorker: Int
+        package var rendersPerWorker: Int
 
-        public init(
-            executable: String, timeLimit: Duration = .seconds(30), environment: [String: String] = [:],
-            workers: Int = Builder.defaultJobs, pixelBudget: Int = 100_000_000, rendersPerWorker: Int = 200
+        package init(
+            executable: String, timeLimit: Duration = .seconds(Defaults.timeoutSeconds),
+            environment: [String: String] = [:], workers: Int = Defaults.jobs, pixelBudget: Int = Defaults.maxPixels,
+            rendersPerWorker: Int = 200
         ) {
             self.executable = executable
             self.timeLimit = timeLimit
@@ -44,21 +45,21 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
         /// `workers` workers that enforce `limits`: the time limit, a pixel budget equal to the
         /// pixel limit, and libjpeg's memory limit (JPEGMEM), so that a decode bigger than the
         /// pixel limit allows fails cleanly.
-        public init(for limits: DecodeLimits, executable: String, workers: Int) {
+        package init(for limits: DecodeLimits, executable: String, workers: Int) {
             self.init(
                 executable: executable, timeLimit: .milliseconds(Int64(limits.timeoutSeconds * 1000)),
                 environment: Self.workerEnvironment(limits), workers: workers, pixelBudget: limits.maxPixels)
         }
 
-        /// The formats the worker's libvips loaders may read (fixed once, when it starts),
-        /// libjpeg's memory limit, and glibc allocator settings that keep large freed buffers in
-        /// the worker for the next image instead of unmapping them and mapping (and zeroing) them
-        /// again: a third of the page faults, about 6 % less time on this job. One malloc arena:
-        /// libvips decodes on its own thread, and with an arena per thread the memory freed there
-        /// was never reused by the encoder on the main thread (a third of a worker's peak).
         /// The size from which a worker's malloc maps each block on its own.
         static let mmapThreshold = 64 << 20
 
+        /// The formats the worker's libvips loaders may read (fixed once, when it starts),
+        /// libjpeg's memory limit, and glibc allocator settings that keep large freed buffers in
+        /// the worker for the next image instead of unmapping them and mapping (and zeroing) them
+        /// again (docs/BENCHMARKS.md, "Memory per job"). One malloc arena: libvips decodes on its
+        /// own thread, and with an arena per thread the memory freed there was never reused by
+        /// the encoder on the main thread.
         static func workerEnvironment(_ limits: DecodeLimits) -> [String: String] {
             [
                 RenderWorker.formatsVariable: limits.formats.map(\.rawValue).sorted().joined(separator: ","),
@@ -71,26 +72,26 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
 
     }
 
-    public let settings: Settings
-    let scheduler: Scheduler
+    package let settings: Settings
+    let scheduler: Scheduler<Worker>
     private let requests = Atomic<Int>(0)
     private let prepared = Atomic<Bool>(false)
     private let imagingPeak = Atomic<Int>(0)
     private let mallocPeak = Atomic<Int>(0)
 
     /// Sources this pool was asked to render so far.
-    public var sourcesRequested: Int { requests.load(ordering: .relaxed) }
+    package var sourcesRequested: Int { requests.load(ordering: .relaxed) }
 
     /// The most memory libvips held at once in any one of this pool's workers, as they reported
     /// it after their renders (0 before the first).
-    public var imagingPeakBytes: Int { imagingPeak.load(ordering: .relaxed) }
+    package var imagingPeakBytes: Int { imagingPeak.load(ordering: .relaxed) }
 
     /// The most any one of this pool's workers' malloc held from the system after a render
     /// (its heap, used or free: what it freed but kept counts), as they reported it; 0 before
     /// the first render, or where the C library cannot say.
-    public var mallocPeakBytes: Int { mallocPeak.load(ordering: .relaxed) }
+    package var mallocPeakBytes: Int { mallocPeak.load(ordering: .relaxed) }
 
-    public init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
         self.scheduler = Scheduler(slots: settings.workers, pixelBudget: settings.pixelBudget)
         // A worker that dies while being written to must not kill the build with SIGPIPE.
@@ -99,7 +100,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
 
     deinit { shutdown() }
 
-    public func render(
+    package func render(
         _ bytes: [UInt8], variants: [VariantRecipe], settings renderSettings: RenderSettings
     ) throws(RenderFailure) -> RenderedSource {
         // Sources whose size cannot be read from their first bytes count as compressed about 4:1.
@@ -189,7 +190,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     /// in the child processes) overlaps with hashing sources. Only the first call starts any;
     /// without one, each worker starts when a render first needs it. A worker that fails to
     /// start is started again when a source needs it.
-    public func prepare() {
+    package func prepare() {
         guard !prepared.exchange(true, ordering: .relaxed) else { return }
         for worker in (0..<settings.workers).compactMap({ _ in try? Worker.start(settings) }) {
             scheduler.park(worker)
@@ -197,7 +198,7 @@ public final class WorkerPool: SourceRendering, @unchecked Sendable {
     }
 
     /// Stops the idle workers (each ends when its input closes).
-    public func shutdown() {
+    package func shutdown() {
         for worker in scheduler.takeIdleWorkers() { worker.finish() }
     }
 
@@ -212,8 +213,9 @@ extension WorkerPool {
     /// At most `slots` renders run at once, and no more pixels are in flight than
     /// `pixelBudget`, except that a render may always start when nothing else runs. A
     /// 100-megapixel source therefore runs alone, instead of several of them multiplying memory
-    /// by the number of workers, while small sources run side by side.
-    public final class Scheduler: @unchecked Sendable {
+    /// by the number of workers, while small sources run side by side. `Idle` is what it hands
+    /// out: the pool's `Worker`s.
+    package final class Scheduler<Idle>: @unchecked Sendable {
         // @unchecked: all state is guarded by `condition`.
 
         private let condition = NSCondition()
@@ -221,23 +223,16 @@ extension WorkerPool {
         private let pixelBudget: Int
         private var running = 0
         private var pixelsInFlight = 0
-        private var idle: [Worker] = []
+        private var idle: [Idle] = []
 
-        public init(slots: Int, pixelBudget: Int) {
+        package init(slots: Int, pixelBudget: Int) {
             self.slots = max(1, slots)
             self.pixelBudget = max(1, pixelBudget)
         }
 
-        /// Waits until a render of `pixels` pixels may start, and counts it.
-        public func enter(pixels: Int) {
-            condition.lock()
-            defer { condition.unlock() }
-            waitForRoom(pixels: pixels)
-        }
-
         /// Waits until a render of `pixels` pixels may start, counts it, and hands it an idle
         /// worker when there is one (else the caller starts one).
-        func admit(pixels: Int) -> Worker? {
+        package func admit(pixels: Int) -> Idle? {
             condition.lock()
             defer { condition.unlock() }
             waitForRoom(pixels: pixels)
@@ -254,7 +249,7 @@ extension WorkerPool {
         }
 
         /// Counts a render of `pixels` pixels as finished.
-        public func leave(pixels: Int) {
+        package func leave(pixels: Int) {
             condition.lock()
             running -= 1
             pixelsInFlight -= pixels
@@ -263,14 +258,14 @@ extension WorkerPool {
         }
 
         /// Keeps a started worker for the next render.
-        func park(_ worker: Worker) {
+        func park(_ worker: Idle) {
             condition.lock()
             idle.append(worker)
             condition.unlock()
         }
 
         /// The idle workers, which the scheduler forgets.
-        func takeIdleWorkers() -> [Worker] {
+        func takeIdleWorkers() -> [Idle] {
             condition.lock()
             defer {
                 idle = []

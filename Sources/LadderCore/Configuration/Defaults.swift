@@ -1,0 +1,48 @@
+import Foundation
+
+/// Every default of ladder, defined once: what pipeline.json may leave out, the limits a source
+/// and a replayed file are held to, and what the commands' help prints. The configuration, the
+/// types' initializers and the help text all read them from here.
+package enum Defaults {
+    /// Where the variant files go, relative to pipeline.json.
+    package static let output = "build/variants"
+    /// The manifest's name in the output folder.
+    package static let manifestName = "manifest.json"
+
+    /// small_thumb, large_thumb and a 5-scan progressive full-size image whose script is chosen
+    /// per image.
+    package static let variants: [VariantRecipe] = [
+        VariantRecipe(name: "full", maxWidth: 2560, maxHeight: 2560, quality: 85, progressive: .automatic(scans: 5)),
+        VariantRecipe(name: "large_thumb", maxWidth: 640, maxHeight: 640, quality: 82),
+        VariantRecipe(name: "small_thumb", maxWidth: 160, maxHeight: 160, quality: 80),
+    ]
+
+    /// Bytes a replay delivers at a time (`replay.chunkBytes`, `--chunk`).
+    package static let chunkBytes = 16_384
+    /// The share of a full-size file by which its first picture must show
+    /// (`replay.firstPaintBudget`, `--first-paint-budget`).
+    package static let firstPaintBudget = 0.25
+
+    /// Pixels of a source or a replayed file (`limits.maxPixels`); also the pixels rendered at
+    /// once by a build's workers.
+    package static let maxPixels = 100_000_000
+    /// Width or height of a source (`limits.maxSide`).
+    package static let maxSide = 30_000
+    /// Bands of a source, alpha included (`limits.maxBands`).
+    package static let maxBands = 5
+    /// Bytes of a source or a variant file (`limits.maxFileBytes`).
+    package static let maxFileBytes = 256 << 20
+    /// Scans of a progressive JPEG (`limits.maxScans`), and of a scan script.
+    package static let maxScans = 100
+    /// Seconds one source may take to render (`limits.timeoutSeconds`).
+    package static let timeoutSeconds = 30.0
+
+    /// Threads and render workers (`--jobs`): all cores.
+    package static var jobs: Int { ProcessInfo.processInfo.activeProcessorCount }
+}
+
+extension PipelineConfiguration {
+    package static func defaultManifest(output: String) -> String {
+        FilePath.join(output, Defaults.manifestName)
+    }
+}

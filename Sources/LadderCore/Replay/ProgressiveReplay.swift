@@ -1,0 +1,292 @@
+package import LadderImaging
+
+/// Replays the progressive loading of a JPEG the way an app's decoder sees it: the file arrives
+/// chunk by chunk and, after each chunk, the decoder is asked for the best picture it can show.
+///
+/// libjpeg-turbo runs in buffered-image mode behind a suspending source, as in browsers. Every
+/// scan is rendered at the byte where it completes and compared with the final picture; paints
+/// happen at chunk boundaries, once every component has its DC coefficients (browsers show
+/// nothing before).
+package struct ProgressiveReplay: Sendable {
+    package struct Options: Sendable, Equatable {
+        /// Bytes delivered at a time.
+        package var chunkBytes: Int
+        /// Files that start more scans than this are refused before those scans are decoded.
+        package var maximumScans: Int
+        /// The share of the file by which the first picture must show.
+        package var firstPaintBudget: Double
+        /// Files with more pixels than this are refused before decoding.
+        package var maximumPixels: Int
+        /// The number of scans the file must have, when known.
+        package var expectedScans: Int?
+
+        package init(
+            chunkBytes: Int = Defaults.chunkBytes, maximumScans: Int = Defaults.maxScans,
+            maximumPixels: Int = Defaults.maxPixels, firstPaintBudget: Double = Defaults.firstPaintBudget,
+            expectedScans: Int? = nil
+        ) {
+            self.chunkBytes = chunkBytes
+            self.maximumScans = maximumScans
+            self.maximumPixels = maximumPixels
+            self.firstPaintBudget = firstPaintBudget
+            self.expectedScans = expectedScans
+        }
+    }
+
+    package var options: Options
+
+    /// How far quality may fall from one scan to the next before it counts as falling.
+    static let psnrSlack = 0.5
+    static let ssimSlack = 0.01
+
+    package init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Replays `bytes`. `frame`, when given, receives each scan's picture in color as it is
+    /// rendered (RGB, converted by libjpeg, for a YCbCr file), scaled down by libjpeg to at most `frameSide` pixels on its long side where a
+    /// scale of n/8 allows it (a second decoder fed the same bytes renders them). The measures
+    /// are on luma whatever the frames: libjpeg renders the Y plane alone, which halves its work.
+    package func replay(
+        _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
+    ) -> ReplayReport {
+        replayKeepingFinal(bytes, path: path, frameSide: frameSide, frame: frame).report
+    }
+
+    /// `replay`, and the final picture: the last scan's render once libjpeg has read the whole
+    /// file, which is what a one-shot decode gives (the Y plane alone for a YCbCr file; nil when
+    /// the file is truncated or its decoding stopped early), for measuring other pictures
+    /// against it.
+    package func replayKeepingFinal(
+        _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
+    ) -> (report: ReplayReport, final: DecodedPixels?) {
+        let replayed = replayKeepingFinal(bytes, path: path, frameSide: frameSide, frame: frame) { _ in [] }
+        return (replayed.report, replayed.final)
+    }
+
+    /// `replayKeepingFinal`, and the SSIM against the final picture of other pictures, measured
+    /// in the same pass as the scans (the final picture's statistics computed once for all of
+    /// them; each value is what `ImageQuality.ssim` gives it alone). `others` is called with the
+    /// final picture's size once there is one, and returns the pictures at that size (nil for
+    /// one that cannot be made). Their values are nil when the replay has no final picture.
+    package func replayKeepingFinal(
+        _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil,
+        measuring others: (PixelSize) -> [[UInt8]?]
+    ) -> (report: ReplayReport, final: DecodedPixels?, others: [Double?]) {
+        var report = ReplayReport(
+            path: path, bytes: bytes.count, width: 0, height: 0, progressive: false, scans: [], firstPaintOffset: nil,
+            firstShownAt: nil, matchesOneShotDecode: false, problems: [])
+        func problem(_ kind: String, _ message: String) {
+            report.problems.append(ReplayReport.Problem(kind: kind, message: message))
+        }
+
+        // Walk the segments first: a file with too many scans is refused here, before any decoding.
+        let structure: JPEGStructure
+        do {
+            structure = try JPEGStructure(parsing: bytes, scanLimit: options.maximumScans)
+        } catch {
+            if error.reason.hasPrefix("more than") {
+                problem(
+                    "too-many-scans", "the file has more than \(options.maximumScans) scans; refused before decoding")
+            } else {
+                problem("malformed", "not a well-formed JPEG: \(error)")
+            }
+            return (report, nil, [])
+        }
+        report.width = structure.width
+        report.height = structure.height
+        report.progressive = structure.isProgressive
+        guard structure.width * structure.height <= options.maximumPixels else {
+            problem(
+                "too-many-pixels",
+                "\(structure.width)x\(structure.height) is over the limit of \(options.maximumPixels) pixels; refused before decoding"
+            )
+            return (report, nil, [])
+        }
+        if structure.isArithmetic {
+            problem("arithmetic-coding", "arithmetic-coded JPEG: Chrome and Firefox cannot decode it")
+        }
+        let truncated = structure.endOfImage == nil
+        if truncated {
+            let inside = structure.scans.count
+            problem("truncated", "the file ends inside scan \(inside) at byte \(bytes.count)")
+        }
+        let decoder: JPEGReplayDecoder
+        do {
+            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: true)
+        } catch {
+            problem("undecodable", error.reason)
+            return (report, nil, [])
+        }
+        let frames = frame.flatMap { frame in
+            (try? JPEGReplayDecoder(
+                bytes, maximumScans: options.maximumScans, rgb: true,
+                scaleEighths: JPEGReplayDecoder.scaleEighths(
+                    fitting: frameSide, width: structure.width, height: structure.height))).map { ($0, frame) }
+        }
+        let rendered = Self.renderScans(
+            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames)
+        if let failure = rendered.failure {
+            problem("undecodable", "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
+        }
+        if decoder.state.warnings > 0 {
+            problem("corrupt-data", "libjpeg reported \(decoder.state.warnings) warning(s): \(decoder.lastWarning)")
+        }
+        // Once libjpeg has read the whole file, its render of the last scan is the picture a
+        // one-shot decode gives: the same coefficients through the same inverse DCT, and block
+        // smoothing decided from the same record of what arrived (none once every coefficient
+        // has). The tests check it against djpeg's. So the file is not decoded a second time.
+        let complete =
+            !truncated && rendered.failure == nil && decoder.state.inputComplete
+            && rendered.lumas.count == decoder.state.scansCompleted
+        let final = complete ? rendered.last : nil
+        report.matchesOneShotDecode = final != nil
+
+        // Quality of every scan against the final picture (or, for a truncated file, against
+        // the last picture it can show), measured together once the scans are rendered, with
+        // the other pictures asked for when there is a final picture.
+        var otherSSIMs: [Double?] = []
+        if let reference = rendered.lumas.last {
+            let otherPlanes = final.map { others(PixelSize(width: $0.width, height: $0.height)) } ?? []
+            let ssims = ImageQuality.ssim(
+                present: rendered.lumas + otherPlanes, reference: reference, width: decoder.state.width,
+                height: decoder.state.height)
+            for (index, ssim) in zip(rendered.lumas.indices, ssims) {
+                guard let ssim else { continue }
+                report.scans[index].psnr =
+                    (ImageQuality.psnr(rendered.lumas[index], reference: reference) * 100).rounded() / 100
+                report.scans[index].ssim = (ssim * 10_000).rounded() / 10_000
+            }
+            otherSSIMs = Array(ssims.dropFirst(rendered.lumas.count))
+        }
+        report.problems += findings(in: report, structure: structure)
+        return (report, final, otherSSIMs)
+    }
+
+    /// What `renderScans` produced: each scan's luma plane, the last picture whole, and the
+    /// error that stopped the decoding early, if one did.
+    struct RenderedScans {
+        var lumas: [[UInt8]] = []
+        var last: DecodedPixels?
+        var failure: ImagingError?
+    }
+
+    /// Feeds `decoder` the file up to every chunk boundary and to where each scan becomes
+    /// renderable on its own (libjpeg has read the next scan's header, before any of its data,
+    /// or the end), renders each scan once, and records in `report` where it can be shown.
+    /// `frames`, when given, is a second decoder of the same file, fed alongside, whose picture
+    /// of each scan (by 1-based number) goes to its receiver; it stops at its first failure.
+    static func renderScans(
+        _ decoder: JPEGReplayDecoder, structure: JPEGStructure, chunkBytes: Int, report: inout ReplayReport,
+        frames: (decoder: JPEGReplayDecoder, receive: (Int, DecodedPixels) -> Void)?
+    ) -> RenderedScans {
+        let length = decoder.length
+        let chunk = max(1, chunkBytes)
+        var stops = Set(stride(from: chunk, to: length, by: chunk))
+        stops.insert(length)
+        for scan in structure.scans.dropFirst() where scan.dataOffset < length { stops.insert(scan.dataOffset) }
+        if let end = structure.endOfImage { stops.insert(min(end, length)) }
+
+        var rendered = RenderedScans()
+        var shown = 0
+        var frames = frames
+        do {
+            for stop in stops.sorted() {
+                let state = try decoder.advance(to: stop)
+                if let decoder = frames?.decoder, (try? decoder.advance(to: stop)) == nil { frames = nil }
+                // A scan can be rendered alone once libjpeg has moved past it.
+                let renderable =
+                    state.inputComplete ? state.scansCompleted : min(state.scansCompleted, state.inputScan - 1)
+                while rendered.lumas.count < renderable {
+                    let number = rendered.lumas.count + 1
+                    let pixels = try decoder.render(scan: number)
+                    rendered.lumas.append(pixels.luma())
+                    rendered.last = pixels
+                    report.scans.append(
+                        ReplayReport.Scan(
+                            scan: number, endOffset: stop, displayable: state.allDCReceived, shownAt: nil, psnr: 0,
+                            ssim: 0))
+                    if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
+                    if let (decoder, receive) = frames {
+                        if let picture = try? decoder.render(scan: number) {
+                            receive(number, picture)
+                        } else {
+                            frames = nil
+                        }
+                    }
+                }
+                let isChunkBoundary = stop % chunk == 0 || stop == length
+                if isChunkBoundary, state.allDCReceived, rendered.lumas.count > shown {
+                    shown = rendered.lumas.count
+                    report.scans[shown - 1].shownAt = stop
+                    if report.firstShownAt == nil { report.firstShownAt = stop }
+                }
+            }
+        } catch {
+            rendered.failure = error
+        }
+        return rendered
+    }
+
+    /// The checks on a finished replay: scan count, first paint, rising quality.
+    private func findings(in report: ReplayReport, structure: JPEGStructure) -> [ReplayReport.Problem] {
+        var problems: [ReplayReport.Problem] = []
+        func problem(_ kind: String, _ message: String) {
+            problems.append(ReplayReport.Problem(kind: kind, message: message))
+        }
+        if let expected = options.expectedScans, report.scans.count != expected,
+            !report.problems.contains(where: { $0.kind == "truncated" })
+        {
+            problem("scan-count", "\(report.scans.count) scans, expected \(expected)")
+        }
+        // The budget is a property of the file: the byte after which the first picture can be
+        // shown, whatever the chunk size of the delivery. A first picture that arrives within
+        // the first round trip shows as early as any picture can, whatever its share.
+        if let share = report.firstPaintShare, let offset = report.firstPaintOffset, report.scans.count > 1,
+            share > options.firstPaintBudget, offset > ReplaySettings.firstRoundTripBytes
+        {
+            problem(
+                "first-paint",
+                "the first picture can show only after \(percent(share)) of the file, over the budget of \(percent(options.firstPaintBudget))"
+            )
+        }
+        for (previous, next) in Self.lumaSteps(report.scans, structure: structure)
+        where Self.isWorse(next, than: previous) {
+            problem(
+                "quality",
+                "scan \(next.scan) is further from the final picture than scan \(previous.scan) (PSNR \(next.psnr) dB after \(previous.psnr), SSIM \(next.ssim) after \(previous.ssim))"
+            )
+        }
+        return problems
+    }
+
+    /// Each scan that carries luma, paired with the one that carried luma before it. The
+    /// measures are on luma, which a chroma scan's data leaves as it was; the luma picture can
+    /// still change there, because libjpeg decides its block smoothing from what the scan
+    /// headers read so far announce, the next one's included: that is the decoder, not the file.
+    static func lumaSteps(
+        _ scans: [ReplayReport.Scan], structure: JPEGStructure
+    ) -> [(ReplayReport.Scan, ReplayReport.Scan)] {
+        let luma = scans.filter { scan in
+            scan.scan == 1
+                || structure.scans.indices.contains(scan.scan - 1)
+                    && structure.scans[scan.scan - 1].components.contains(0)
+        }
+        return Array(zip(luma, luma.dropFirst()))
+    }
+
+    /// True when `next` is further from the final picture than `previous` in a way one could
+    /// see: one measure falls by more than its slack (0.5 dB of PSNR, 0.01 of SSIM) while the
+    /// other does not rise. On pictures a few pixels wide, SSIM's 11x11 window and PSNR can
+    /// disagree by that much on a scan that brings the picture closer.
+    static func isWorse(_ next: ReplayReport.Scan, than previous: ReplayReport.Scan) -> Bool {
+        let ssimFalls = next.ssim < previous.ssim - ssimSlack
+        let psnrFalls = next.psnr < previous.psnr - psnrSlack
+        return (ssimFalls && next.psnr <= previous.psnr) || (psnrFalls && next.ssim <= previous.ssim)
+    }
+}
+
+func percent(_ share: Double) -> String {
+    let value = (share * 1000).rounded() / 10
+    return value == value.rounded() ? "\(Int(value)) %" : "\(value) %"
+}

@@ -1,2 +1,0 @@
-#include <sqlite3.h>
-#include <glib.h>
