@@ -46,10 +46,7 @@ extension Manifest {
         // The common case, every key and path in order, without sorting tens of thousands of keys.
         let allValid = images.allSatisfy { key, entry in
             Self.isSHA1(key)
-                && entry.variants.values.allSatisfy { variant in
-                    ManifestPath.problem(with: variant.path) == nil
-                        && (variant.formats ?? [:]).values.allSatisfy { ManifestPath.problem(with: $0.path) == nil }
-                }
+                && entry.variants.values.allSatisfy { $0.paths.allSatisfy { ManifestPath.problem(with: $0) == nil } }
         }
         var problems: [ContentProblem] = []
         if let shard, !(1...max(1, shard.count)).contains(shard.index) {
@@ -70,15 +67,15 @@ extension Manifest {
             for name in entry.variants.keys.sorted() {
                 guard let variant = entry.variants[name] else { continue }
                 let location = "$.images[\"\(key)\"].variants[\"\(name)\"]"
-                let siblings = (variant.formats ?? [:]).sorted { $0.key < $1.key }
-                let paths =
-                    [(location + ".path", variant.path)]
-                    + siblings.map { (location + ".formats[\"\($0.key)\"].path", $0.value.path) }
-                for (pathLocation, path) in paths {
+                var located = [(location + ".path", variant.path)]
+                for format in (variant.formats ?? [:]).keys.sorted() {
+                    located.append((location + ".formats.\(format).path", variant.formats?[format]?.path ?? ""))
+                }
+                for (place, path) in located {
                     if let problem = ManifestPath.problem(with: path) {
                         problems.append(
                             ContentProblem(
-                                location: pathLocation, message: "\(problem): \"\(path)\"", image: key, variant: name))
+                                location: place, message: "\(problem): \"\(path)\"", image: key, variant: name))
                     }
                 }
             }
@@ -120,4 +117,9 @@ extension Manifest {
             return path + "." + key.stringValue
         }
     }
+}
+
+extension Manifest.VariantEntry {
+    /// The file's path and those of its format siblings.
+    var paths: [String] { [path] + (formats ?? [:]).values.map(\.path) }
 }

@@ -20,10 +20,16 @@ public struct Manifest: Sendable, Equatable, Codable {
     /// the sources it holds. `ladder merge` joins the shards' partial manifests into one
     /// manifest, which has no `shard`.
     public var shard: Shard?
+    /// What each variant's `recipe` fingerprint stands for: the lines the fingerprint is the
+    /// SHA1 of ("box 2560x2560", "quality 85", "libvips 8.14.1"...), by fingerprint, so that a
+    /// reader can tell what changed between two recipes. Absent in manifests written before
+    /// ladder recorded it.
+    public var recipes: [String: [String]]?
 
     public init(
         version: Int = Manifest.currentVersion, generator: Generator, images: [String: ImageEntry] = [:],
-        failures: [String: String] = [:], failureSHA1: [String: String]? = nil, shard: Shard? = nil
+        failures: [String: String] = [:], failureSHA1: [String: String]? = nil, shard: Shard? = nil,
+        recipes: [String: [String]]? = nil
     ) {
         self.version = version
         self.generator = generator
@@ -31,6 +37,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         self.failures = failures
         self.failureSHA1 = failureSHA1
         self.shard = shard
+        self.recipes = recipes
     }
 
     /// What a partial manifest says about the build it is a share of, so that merging can check
@@ -182,13 +189,13 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
         /// length: the end-of-image marker included.
         public var scanEnds: [Int]?
-        /// Siblings of the JPEG in other formats, by format name ("webp", "avif", "jxl"): the same
-        /// picture at the variant's size, in other bytes. Absent when there are none.
-        public var formats: [String: FormatFile]?
+        /// The file's siblings in other formats, by format ("webp", "avif", "jxl"): the same
+        /// picture at the same width and height. Absent when there are none.
+        public var formats: [String: FormatEntry]?
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String, scanEnds: [Int]? = nil, script: String? = nil, formats: [String: FormatFile]? = nil
+            recipe: String, scanEnds: [Int]? = nil, script: String? = nil, formats: [String: FormatEntry]? = nil
         ) {
             self.formats = formats
             self.script = script
@@ -204,8 +211,8 @@ public struct Manifest: Sendable, Equatable, Codable {
         }
     }
 
-    /// A sibling of a variant's JPEG in another format (`VariantEntry.formats`).
-    public struct FormatFile: Sendable, Hashable, Codable {
+    /// A sibling of a variant file in another format: where it is, its size and its SHA-256.
+    public struct FormatEntry: Sendable, Equatable, Codable {
         /// Relative to the manifest's folder.
         public var path: String
         public var bytes: Int

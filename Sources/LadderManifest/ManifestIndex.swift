@@ -112,8 +112,8 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
         public var progressive: Bool
         /// For a progressive file, the byte count after which each scan can be shown.
         public var scanEnds: [Int]?
-        /// The JPEG's siblings in other formats, as in the manifest.
-        public var formats: [String: Manifest.FormatFile]?
+        /// The file's siblings in other formats, as in the manifest.
+        public var formats: [String: Manifest.FormatEntry]?
 
         public init(_ variant: Manifest.VariantEntry) {
             path = variant.path

@@ -66,7 +66,7 @@ struct ManifestIndexTests {
     func formats() throws {
         var manifest = Self.manifest(images: 3)
         let sha1 = try #require(manifest.images.keys.sorted().first)
-        let avif = Manifest.FormatFile(
+        let avif = Manifest.FormatEntry(
             path: "\(sha1.prefix(2))/\(sha1)-full.avif", bytes: 999, sha256: String(repeating: "f", count: 64))
         manifest.images[sha1]?.variants["full"]?.formats = ["avif": avif]
         let files = ManifestIndex.files(for: manifest)

@@ -55,24 +55,32 @@ struct ManifestTests {
         #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
     }
 
-    @Test("a sibling in another format reads back, and its path is checked like the JPEG's")
-    func formats() throws {
+    @Test(
+        "a format sibling's path that could escape the manifest's folder is refused, with where it is",
+        arguments: ["../x.avif", "/etc/passwd", "a//b.webp"])
+    func refusesEscapingSiblingPaths(_ path: String) throws {
         var manifest = Self.sample()
-        let webp = Manifest.FormatFile(
-            path: "3f/\(Self.sha1)-full-9b1e04d2.webp", bytes: 250_000, sha256: String(repeating: "e", count: 64))
-        manifest.images[Self.sha1]?.variants["full"]?.formats = ["webp": webp]
-        let text = String(decoding: manifest.jsonData(), as: UTF8.self)
-        #expect(text.contains(#""formats" : {"#) && text.contains(#""webp" : {"#))
-        #expect(
-            try Manifest(jsonData: manifest.jsonData()).images[Self.sha1]?.variants["full"]?.formats == ["webp": webp])
-        #expect(!String(decoding: Self.sample().jsonData(), as: UTF8.self).contains("formats"), "absent when none")
-
-        manifest.images[Self.sha1]?.variants["full"]?.formats?["webp"]?.path = "../../etc/passwd"
+        manifest.images[Self.sha1]?.variants["full"]?.formats = [
+            "avif": Manifest.FormatEntry(path: path, bytes: 10, sha256: String(repeating: "b", count: 64))
+        ]
         #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
-        let problem = try #require(manifest.contentProblems().first)
-        #expect(problem.location == #"$.images["\#(Self.sha1)"].variants["full"].formats["webp"].path"#)
-        let index = ManifestIndex(images: [Self.sha1: ManifestIndex.Entry(try #require(manifest.images[Self.sha1]))])
-        #expect(throws: Manifest.ReadError.self) { try ManifestIndex(jsonData: index.jsonData()) }
+        let location = manifest.contentProblems().first?.location
+        #expect(location == "$.images[\"\(Self.sha1)\"].variants[\"full\"].formats.avif.path")
+    }
+
+    @Test("format siblings read back, and the index carries them")
+    func formatSiblingsRoundTrip() throws {
+        var manifest = Self.sample()
+        let sibling = Manifest.FormatEntry(path: "3f/x.avif", bytes: 1234, sha256: String(repeating: "c", count: 64))
+        manifest.images[Self.sha1]?.variants["full"]?.formats = ["avif": sibling]
+        let read = try Manifest(jsonData: manifest.jsonData())
+        #expect(read.images[Self.sha1]?.variants["full"]?.formats?["avif"] == sibling)
+        let text = String(decoding: manifest.jsonData(), as: UTF8.self)
+        #expect(text.contains("\"formats\" : {\n"))
+        #expect(!String(decoding: Self.sample().jsonData(), as: UTF8.self).contains("formats"), "absent when none")
+        let index = ManifestIndex(images: [Self.sha1: ManifestIndex.Entry(read.images[Self.sha1]!)])
+        let indexRead = try ManifestIndex(jsonData: index.jsonData())
+        #expect(indexRead.images[Self.sha1]?.variants["full"]?.formats?["avif"] == sibling)
     }
 
     @Test("ordinary relative paths are accepted")

@@ -91,8 +91,8 @@ struct VariantResolverTests {
     @Test("a rung's smallest file the platform decodes is chosen, the JPEG when no sibling is smaller")
     func formats() throws {
         var manifest = try Manifest(jsonData: Data(Self.json.utf8))
-        func sibling(_ name: String, _ bytes: Int) -> Manifest.FormatFile {
-            Manifest.FormatFile(path: "variants/3f/x.\(name)", bytes: bytes, sha256: String(repeating: "d", count: 64))
+        func sibling(_ name: String, _ bytes: Int) -> Manifest.FormatEntry {
+            Manifest.FormatEntry(path: "variants/3f/x.\(name)", bytes: bytes, sha256: String(repeating: "d", count: 64))
         }
         manifest.images[Self.sha1]?.variants["large_thumb"]?.formats = [
             "webp": sibling("webp", 30000), "avif": sibling("avif", 12000), "jxl": sibling("jxl", 60000),
