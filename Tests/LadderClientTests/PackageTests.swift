@@ -24,13 +24,17 @@ struct PackageTests {
             .map { "examples/" + $0 }.sorted()
     }
 
-    /// The ```swift blocks of README.md and docs/*.md, each with where it is.
+    /// The ```swift blocks of README.md, docs/*.md and every .md file under examples/, each with
+    /// where it is.
     static func documentedBlocks() throws -> [(place: String, code: String)] {
         let docs = root.appendingPathComponent("docs")
+        let examples = root.appendingPathComponent("examples")
         let pages =
             ["README.md"]
             + (try FileManager.default.contentsOfDirectory(atPath: docs.path)).filter { $0.hasSuffix(".md") }.sorted()
             .map { "docs/" + $0 }
+            + (try FileManager.default.subpathsOfDirectory(atPath: examples.path)).filter { $0.hasSuffix(".md") }
+            .sorted().map { "examples/" + $0 }
         var blocks: [(String, String)] = []
         for page in pages {
             let lines = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
@@ -64,10 +68,12 @@ struct PackageTests {
         #expect(failure == nil, "\(failure ?? "")")
     }
 
-    @Test("every swift block in README.md and docs/*.md parses")
+    @Test("every swift block in README.md, docs/*.md and examples/**/*.md parses")
     func documentedCodeParses() throws {
         let blocks = try Self.documentedBlocks()
-        #expect(blocks.contains { $0.place.hasPrefix("docs/SWIFT_CLIENT.md") }, "the client's page shows its API")
+        for page in ["README.md", "docs/SWIFT_CLIENT.md", "examples/app/README.md"] {
+            #expect(blocks.contains { $0.place.hasPrefix(page + ":") }, "\(page) shows the client's API")
+        }
         let folder = TemporaryDirectory("ladder-blocks")
         var files: [URL] = []
         for (index, block) in blocks.enumerated() {
