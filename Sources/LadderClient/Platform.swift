@@ -1,6 +1,21 @@
 // Everything that differs between Apple platforms and Linux, in one place: where URLSession
-// lives, and which SHA-256 the client checks files with.
+// lives, which SHA-256 the client checks files with, and the C library's rename.
 import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
+
+/// Puts `source` in `target`'s place in one step, replacing what was there (rename(2));
+/// Foundation's replaceItemAt on Linux deletes the file it replaces and moves nothing in its place
+/// (swift-corelibs-foundation of Swift 6.3).
+func replaceFile(_ target: URL, with source: URL) throws {
+    guard rename(source.path, target.path) == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+    }
+}
 
 #if canImport(FoundationNetworking)
     // On Linux, URLSession and its types live in FoundationNetworking.
