@@ -82,6 +82,25 @@ struct ReplayTests {
         }
     }
 
+    @Test(
+        "a fall in quality is reported only when the later picture differs from the final one by a level or more",
+        arguments: [
+            // Block smoothing moved a picture that was already the final one by a fraction of a
+            // level: no screen shows it (seen on saturated grids of the adversarial set).
+            (99.0, 1.0, 70.45, 1.0, false),
+            (64.5, 0.9998, 51.54, 0.9933, false),
+            // A fall one can see: smooth waves after a lone high-frequency coefficient.
+            (37.1, 0.95, 35.0, 0.93, true),
+            (52.0, 0.999, 45.0, 0.98, true),
+        ])
+    func visibleFalls(previous: Double, previousSSIM: Double, next: Double, nextSSIM: Double, reported: Bool) {
+        let before = ReplayReport.Scan(
+            scan: 3, endOffset: 1000, displayable: true, shownAt: 1000, psnr: previous, ssim: previousSSIM)
+        let after = ReplayReport.Scan(
+            scan: 4, endOffset: 2000, displayable: true, shownAt: 2000, psnr: next, ssim: nextSSIM)
+        #expect(ProgressiveReplay.isWorse(after, than: before) == reported)
+    }
+
     @Test("other pictures measured in the replay's pass get their own SSIM against the final picture")
     func othersInTheSamePass() throws {
         let jpeg = try Self.fiveScanJPEG(width: 640, height: 424)

@@ -42,6 +42,8 @@ package struct ProgressiveReplay: Sendable {
     /// How far quality may fall from one scan to the next before it counts as falling.
     static let psnrSlack = 0.5
     static let ssimSlack = 0.01
+    /// PSNR of a picture one 8-bit level (RMS) from the final one: 20 log10(255) = 48.13 dB.
+    static let indistinguishablePSNR = 48.1308
 
     package init(options: Options = Options()) {
         self.options = options
@@ -346,8 +348,11 @@ package struct ProgressiveReplay: Sendable {
     /// True when `next` is further from the final picture than `previous` in a way one could
     /// see: one measure falls by more than its slack (0.5 dB of PSNR, 0.01 of SSIM) while the
     /// other does not rise. On pictures a few pixels wide, SSIM's 11x11 window and PSNR can
-    /// disagree by that much on a scan that brings the picture closer.
-    static func isWorse(_ next: ReplayReport.Scan, than previous: ReplayReport.Scan) -> Bool {
+    /// disagree by that much on a scan that brings the picture closer. A picture whose luma is
+    /// less than one level (RMS) from the final one, PSNR of `indistinguishablePSNR` or more,
+    /// looks like it on an 8-bit screen, so no fall to it is seen.
+    package static func isWorse(_ next: ReplayReport.Scan, than previous: ReplayReport.Scan) -> Bool {
+        guard next.psnr < indistinguishablePSNR else { return false }
         let ssimFalls = next.ssim < previous.ssim - ssimSlack
         let psnrFalls = next.psnr < previous.psnr - psnrSlack
         return (ssimFalls && next.psnr <= previous.psnr) || (psnrFalls && next.ssim <= previous.ssim)

@@ -21,6 +21,19 @@ package struct ReplayReport: Sendable, Equatable, Codable {
         /// `ScreenQuality` of the picture against the final one, in colour at the view's size;
         /// nil when not measured (a scan that cannot show, a file without a final picture).
         package var screen: Double? = nil
+
+        package init(
+            scan: Int, endOffset: Int, displayable: Bool, shownAt: Int?, psnr: Double, ssim: Double,
+            screen: Double? = nil
+        ) {
+            self.scan = scan
+            self.endOffset = endOffset
+            self.displayable = displayable
+            self.shownAt = shownAt
+            self.psnr = psnr
+            self.ssim = ssim
+            self.screen = screen
+        }
     }
 
     /// A finding that makes the replay fail.
