@@ -45,7 +45,7 @@ extension Manifest {
     public func contentProblems() -> [ContentProblem] {
         // The common case, every key and path in order, without sorting tens of thousands of keys.
         let allValid = images.allSatisfy { key, entry in
-            Self.isSHA1(key) && entry.variants.values.allSatisfy { ManifestPath.problem(with: $0.path) == nil }
+            Self.isSHA1(key) && entry.variants.values.allSatisfy { $0.paths.allSatisfy { ManifestPath.problem(with: $0) == nil } }
         }
         var problems: [ContentProblem] = []
         if let shard, !(1...max(1, shard.count)).contains(shard.index) {
@@ -65,11 +65,17 @@ extension Manifest {
             }
             for name in entry.variants.keys.sorted() {
                 guard let variant = entry.variants[name] else { continue }
-                if let problem = ManifestPath.problem(with: variant.path) {
-                    problems.append(
-                        ContentProblem(
-                            location: "$.images[\"\(key)\"].variants[\"\(name)\"].path",
-                            message: "\(problem): \"\(variant.path)\"", image: key, variant: name))
+                let location = "$.images[\"\(key)\"].variants[\"\(name)\"]"
+                var located = [(location + ".path", variant.path)]
+                for format in (variant.formats ?? [:]).keys.sorted() {
+                    located.append((location + ".formats.\(format).path", variant.formats?[format]?.path ?? ""))
+                }
+                for (place, path) in located {
+                    if let problem = ManifestPath.problem(with: path) {
+                        problems.append(
+                            ContentProblem(
+                                location: place, message: "\(problem): \"\(path)\"", image: key, variant: name))
+                    }
                 }
             }
         }
@@ -110,4 +116,9 @@ extension Manifest {
             return path + "." + key.stringValue
         }
     }
+}
+
+extension Manifest.VariantEntry {
+    /// The file's path and those of its format siblings.
+    var paths: [String] { [path] + (formats ?? [:]).values.map(\.path) }
 }

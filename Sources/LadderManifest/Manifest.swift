@@ -182,11 +182,15 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// k + 1 (an HTTP Range request `bytes=0-(scanEnds[k] - 1)`). The last one is the file's
         /// length: the end-of-image marker included.
         public var scanEnds: [Int]?
+        /// The file's siblings in other formats, by format ("webp", "avif", "jxl"): the same
+        /// picture at the same width and height. Absent when there are none.
+        public var formats: [String: FormatEntry]?
 
         public init(
             path: String, width: Int, height: Int, bytes: Int, sha256: String, progressive: Bool, scans: Int,
-            recipe: String, scanEnds: [Int]? = nil, script: String? = nil
+            recipe: String, scanEnds: [Int]? = nil, script: String? = nil, formats: [String: FormatEntry]? = nil
         ) {
+            self.formats = formats
             self.script = script
             self.path = path
             self.width = width
@@ -197,6 +201,21 @@ public struct Manifest: Sendable, Equatable, Codable {
             self.scans = scans
             self.recipe = recipe
             self.scanEnds = scanEnds
+        }
+    }
+
+    /// A sibling of a variant file in another format: where it is, its size and its SHA-256.
+    public struct FormatEntry: Sendable, Equatable, Codable {
+        /// Relative to the manifest's folder.
+        public var path: String
+        public var bytes: Int
+        /// SHA-256 of the file, 64 lowercase hex digits.
+        public var sha256: String
+
+        public init(path: String, bytes: Int, sha256: String) {
+            self.path = path
+            self.bytes = bytes
+            self.sha256 = sha256
         }
     }
 }

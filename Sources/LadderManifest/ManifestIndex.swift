@@ -112,6 +112,8 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
         public var progressive: Bool
         /// For a progressive file, the byte count after which each scan can be shown.
         public var scanEnds: [Int]?
+        /// The file's siblings in other formats, as in the manifest.
+        public var formats: [String: Manifest.FormatEntry]?
 
         public init(_ variant: Manifest.VariantEntry) {
             path = variant.path
@@ -121,6 +123,7 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
             sha256 = variant.sha256
             progressive = variant.progressive
             scanEnds = variant.scanEnds
+            formats = variant.formats
         }
     }
 
@@ -200,8 +203,10 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
                 throw Manifest.ReadError(reason: "\"\(sha1)\" is not a SHA1 this index file may hold")
             }
             for (name, variant) in entry.variants {
-                if let problem = ManifestPath.problem(with: variant.path) {
-                    throw Manifest.ReadError(reason: "\(sha1) \(name): \(problem): \"\(variant.path)\"")
+                for path in [variant.path] + (variant.formats ?? [:]).values.map(\.path) {
+                    if let problem = ManifestPath.problem(with: path) {
+                        throw Manifest.ReadError(reason: "\(sha1) \(name): \(problem): \"\(path)\"")
+                    }
                 }
             }
         }

@@ -55,6 +55,34 @@ struct ManifestTests {
         #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
     }
 
+    @Test(
+        "a format sibling's path that could escape the manifest's folder is refused, with where it is",
+        arguments: ["../x.avif", "/etc/passwd", "a//b.webp"])
+    func refusesEscapingSiblingPaths(_ path: String) throws {
+        var manifest = Self.sample()
+        manifest.images[Self.sha1]?.variants["full"]?.formats = [
+            "avif": Manifest.FormatEntry(path: path, bytes: 10, sha256: String(repeating: "b", count: 64))
+        ]
+        #expect(throws: Manifest.ReadError.self) { try Manifest(jsonData: manifest.jsonData()) }
+        let location = manifest.contentProblems().first?.location
+        #expect(location == "$.images[\"\(Self.sha1)\"].variants[\"full\"].formats.avif.path")
+    }
+
+    @Test("format siblings read back, and the index carries them")
+    func formatSiblingsRoundTrip() throws {
+        var manifest = Self.sample()
+        let sibling = Manifest.FormatEntry(path: "3f/x.avif", bytes: 1234, sha256: String(repeating: "c", count: 64))
+        manifest.images[Self.sha1]?.variants["full"]?.formats = ["avif": sibling]
+        let read = try Manifest(jsonData: manifest.jsonData())
+        #expect(read.images[Self.sha1]?.variants["full"]?.formats?["avif"] == sibling)
+        let text = String(decoding: manifest.jsonData(), as: UTF8.self)
+        #expect(text.contains("\"formats\" : {\n"))
+        #expect(!String(decoding: Self.sample().jsonData(), as: UTF8.self).contains("formats"), "absent when none")
+        let index = ManifestIndex(images: [Self.sha1: ManifestIndex.Entry(read.images[Self.sha1]!)])
+        let indexRead = try ManifestIndex(jsonData: index.jsonData())
+        #expect(indexRead.images[Self.sha1]?.variants["full"]?.formats?["avif"] == sibling)
+    }
+
     @Test("ordinary relative paths are accepted")
     func acceptsRelativePaths() {
         #expect(ManifestPath.isValid("3f/3fa4-full-9b1e04d2.jpg"))
