@@ -32,6 +32,10 @@ let package = Package(
         .systemLibrary(
             name: "CLCMS", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // libjxl: the lossless JPEG XL recompression of JPEG rungs, its decoders, and butteraugli.
+        .systemLibrary(
+            name: "CJXL", pkgConfig: "libjxl",
+            providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
         // libjpeg-turbo: exact progressive scan scripts and buffered-image replay.
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
@@ -45,7 +49,8 @@ let package = Package(
 
         // The Swift face of the C libraries: the only module that imports C.
         .target(
-            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "LadderManifest"],
+            name: "LadderImaging",
+            dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "CJXL", "LadderManifest"],
 
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.

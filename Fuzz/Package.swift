@@ -27,9 +27,11 @@ let package = Package(
         .systemLibrary(name: "CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CLCMS", pkgConfig: "lcms2"),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg"),
+        .systemLibrary(name: "CJXL", pkgConfig: "libjxl"),
         .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG", "CLCMS"]),
         .target(
-            name: "LadderImaging", dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "LadderManifest"],
+            name: "LadderImaging",
+            dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "CJXL", "LadderManifest"],
             swiftSettings: swiftSettings),
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
         .target(name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"], swiftSettings: swiftSettings),

@@ -34,6 +34,12 @@ package enum RecipeFingerprint {
         } else {
             lines.append("baseline")
         }
+        // Format siblings: what encodes them and how. A variant without them keeps the
+        // fingerprint it had before ladder made siblings.
+        if !recipe.formats.isEmpty {
+            lines.append("siblings \(Imaging.siblingEncoders)")
+            lines += recipe.formats.map { recipe.siblingEncoding($0).fingerprintLine }
+        }
         return Checksum.hex(.sha1, of: Array(lines.joined(separator: "\n").utf8))
     }
 }

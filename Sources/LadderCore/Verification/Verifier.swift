@@ -540,8 +540,8 @@ package struct Verifier: Sendable {
         let prefix = configuration.outputPrefixInManifest
         var known: Set<String> = []
         for entry in manifest.images.values {
-            for variant in entry.variants.values {
-                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
+            for path in entry.variants.values.flatMap(\.filePaths) {
+                if let relative = prefix.isEmpty ? path : FilePath.relative(path, to: prefix) {
                     known.insert(relative)
                 }
             }
