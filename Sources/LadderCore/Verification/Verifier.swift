@@ -285,6 +285,10 @@ package struct Verifier: Sendable {
             ).problems()
             allDecodable = allDecodable && outcome.decodable
             rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
+            problems += SiblingCheck(
+                recipe: recipe, rung: variant, image: key, limits: configuration.limits, deep: options.deep,
+                folders: context.folders, prefix: prefix, outputLabel: outputLabel
+            ).problems()
         }
         // Files that must not be decoded are not: the placeholder is then checked by shape only.
         let smallest = rungs.min { $0.entry.width * $0.entry.height < $1.entry.width * $1.entry.height }
