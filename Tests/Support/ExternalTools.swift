@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Programs of other projects that tests use as oracles, found on PATH.
 enum ExternalTools {
@@ -6,6 +7,20 @@ enum ExternalTools {
     static let jpegtran: String? = find("jpegtran")
     /// libjpeg-turbo's djpeg, or nil when it is not installed.
     static let djpeg: String? = find("djpeg")
+
+    /// libwebp's dwebp, libavif's avifdec and libjxl's djxl: the format siblings' own decoders.
+    static let dwebp: String? = find("dwebp")
+    static let avifdec: String? = find("avifdec")
+    static let djxl: String? = find("djxl")
+
+    /// True on CI (`CI=true`), where a test whose oracle tool is missing fails instead of being
+    /// skipped: scripts/bootstrap installs every tool, so a missing one is a missing install step.
+    static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    /// `tool`, or nil with the test to be skipped; on CI a missing tool is a failure.
+    static func required(_ tool: String?, _ package: String) throws -> String {
+        try #require(tool, "\(package) is not installed (scripts/bootstrap installs it)")
+    }
 
     static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
