@@ -132,13 +132,15 @@ def reference_for(full, size):
 # MARK: - Part 1: bytes and quality of a build's siblings
 
 def pipeline(folder, formats, avif_effort=None):
+    """Every default variant with `formats`; a time limit that a busy machine cannot break."""
     variants = {}
     for name, _, _ in VARIANTS:
         variant = {"formats": formats}
         if avif_effort is not None:
             variant["avifEffort"] = avif_effort
         variants[name] = variant
-    return {"version": 1, "sources": [folder], "output": "out", "variants": variants}
+    return {"version": 1, "sources": [folder], "output": "out", "variants": variants,
+            "limits": {"timeoutSeconds": 600}}
 
 
 def build(ladder, work, folder, formats, jobs, avif_effort=None):
@@ -383,10 +385,12 @@ def calibrate_image(job):
     return os.path.basename(source), found
 
 
-def calibration_part(folder, jobs, out):
+def calibration_part(folder, jobs, out, variants=None):
     import multiprocessing
     cases = [(name, box, quality) for name, box, quality in VARIANTS] + [
         ("large_thumb", 640, 50), ("large_thumb", 640, 95)]
+    if variants:
+        cases = [case for case in cases if case[0] in variants]
     sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
     results = {}
     with multiprocessing.Pool(jobs) as pool:
@@ -413,6 +417,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--only", choices=["quality", "timing", "build", "calibrate"])
+    parser.add_argument("--calibrate-variants", help="comma-separated variants to calibrate (default: all)")
     parser.add_argument("--markdown")
     args = parser.parse_args()
     folder = args.folder or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "corpus",
@@ -433,7 +438,8 @@ def main():
             elif part == "build":
                 build_part(args.ladder, folder, args.jobs, args.rounds, work, lines)
             else:
-                calibration_part(folder, args.jobs, lines)
+                calibration_part(folder, args.jobs, lines,
+                                 args.calibrate_variants.split(",") if args.calibrate_variants else None)
             lines.append("")
             print("\n".join(lines[printed:]), flush=True)
             printed = len(lines)
