@@ -37,7 +37,7 @@ package enum Ladder {
     /// Every command, in the order `ladder --help` lists them (internal ones are not listed).
     static let commands: [any LadderCommand.Type] = [
         InitCommand.self, CheckCommand.self, BuildCommand.self, VerifyCommand.self, ReplayCommand.self,
-        MergeCommand.self, RenderWorkerCommand.self,
+        MergeCommand.self, HTMLCommand.self, RenderWorkerCommand.self,
     ]
 
     /// Runs ladder with `arguments` (the first being the program name, as in CommandLine.arguments)

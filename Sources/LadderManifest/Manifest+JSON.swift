@@ -45,7 +45,8 @@ extension Manifest {
     public func contentProblems() -> [ContentProblem] {
         // The common case, every key and path in order, without sorting tens of thousands of keys.
         let allValid = images.allSatisfy { key, entry in
-            Self.isSHA1(key) && entry.variants.values.allSatisfy { $0.paths.allSatisfy { ManifestPath.problem(with: $0) == nil } }
+            Self.isSHA1(key)
+                && entry.variants.values.allSatisfy { $0.paths.allSatisfy { ManifestPath.problem(with: $0) == nil } }
         }
         var problems: [ContentProblem] = []
         if let shard, !(1...max(1, shard.count)).contains(shard.index) {

@@ -8,7 +8,7 @@ struct ScriptsTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The scripts that build ladder (and the benchmarks' tools) and then run it.
-    static let runners = ["run", "test", "bench", "replay-bench", "crashloop", "diskfull", "build-bench"]
+    static let runners = ["run", "test", "test-web", "bench", "replay-bench", "crashloop", "diskfull", "build-bench"]
 
     /// The checked builds: each exits with the compiler's failure.
     static let checkedBuilds: Set<String> = ["scripts/build-ladder", "scripts/build-bench"]

@@ -1,4 +1,4 @@
-/// What every page ladder writes shares: the document head with the common look, and escaping.
+/// What every page ladder writes shares: the document head with the common look.
 enum HTMLPage {
     /// The start of a page, up to and including `<body>`: the title, and `style` after the
     /// rules every page shares.
@@ -15,20 +15,4 @@ enum HTMLPage {
 
         """
     }
-}
-
-/// HTML text escaping.
-func escape(_ text: String) -> String {
-    var result = ""
-    for character in text {
-        switch character {
-        case "&": result += "&amp;"
-        case "<": result += "&lt;"
-        case ">": result += "&gt;"
-        case "\"": result += "&quot;"
-        case "'": result += "&#39;"
-        default: result.append(character)
-        }
-    }
-    return result
 }

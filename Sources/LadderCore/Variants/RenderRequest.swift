@@ -1,4 +1,4 @@
-package import LadderImaging
+import LadderImaging
 import LadderManifest
 
 // What travels between the build and its render workers. Everything is Codable so that the
