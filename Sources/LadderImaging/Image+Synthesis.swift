@@ -10,12 +10,15 @@ extension Image {
         case grayscale
         /// 16 bits a sample, sRGB primaries.
         case rgb16
+        /// 16 bits a sample, grayscale.
+        case grey16
 
         var interpretation: VipsInterpretation {
             switch self {
             case .sRGB: VIPS_INTERPRETATION_sRGB
             case .grayscale: VIPS_INTERPRETATION_B_W
             case .rgb16: VIPS_INTERPRETATION_RGB16
+            case .grey16: VIPS_INTERPRETATION_GREY16
             }
         }
     }

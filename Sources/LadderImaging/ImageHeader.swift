@@ -61,8 +61,10 @@ package struct ImageHeader: Sendable, Equatable {
         loader.hasSuffix("load") ? String(loader.dropLast(4)) : loader
     }
 
-    /// Reads the header of an encoded image held in memory.
-    package init(reading bytes: [UInt8]) throws(ImagingError) {
+    /// Reads the header of an encoded image held in memory. Without `metadata`, its EXIF, XMP and
+    /// IPTC blocks are left unparsed (`exif`, `xmp` and `iptc` are nil): Foundation's XML parser,
+    /// which reads XMP, must not run on several threads at once.
+    package init(reading bytes: [UInt8], metadata: Bool = true) throws(ImagingError) {
         let result: Result<ImageHeader, ImagingError> = bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return .failure(ImagingError(operation: "read the header", path: nil, reason: "the file is empty"))
@@ -71,12 +73,12 @@ package struct ImageHeader: Sendable, Equatable {
                 return .failure(ImagingError(operation: "read the header", path: nil, reason: takeVipsError()))
             }
             defer { g_object_unref(image) }
-            return .success(ImageHeader(image))
+            return .success(ImageHeader(image, metadata: metadata))
         }
         self = try result.get()
     }
 
-    private init(_ image: UnsafeMutablePointer<VipsImage>) {
+    private init(_ image: UnsafeMutablePointer<VipsImage>, metadata: Bool) {
         func string(_ name: String) -> String? {
             var value: UnsafePointer<CChar>?
             guard vips_image_get_typeof(image, name) != 0, vips_image_get_string(image, name, &value) == 0,
@@ -118,9 +120,11 @@ package struct ImageHeader: Sendable, Equatable {
         self.iccProfile = blob("icc-profile-data")
         self.pageCount = int("n-pages") ?? 1
         self.isProgressiveJPEG = (int("jpeg-multiscan") ?? 0) != 0
-        self.exif = blob("exif-data").flatMap { ExifMetadata(parsing: $0) }
-        self.xmp = blob("xmp-data").map { XMPPacket(parsing: $0) }
-        self.iptc = blob("iptc-data").map { IPTCRecord(parsing: $0) }
+        if metadata {
+            self.exif = blob("exif-data").flatMap { ExifMetadata(parsing: $0) }
+            self.xmp = blob("xmp-data").map { XMPPacket(parsing: $0) }
+            self.iptc = blob("iptc-data").map { IPTCRecord(parsing: $0) }
+        }
 
     }
 }

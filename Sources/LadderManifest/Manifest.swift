@@ -20,10 +20,16 @@ public struct Manifest: Sendable, Equatable, Codable {
     /// the sources it holds. `ladder merge` joins the shards' partial manifests into one
     /// manifest, which has no `shard`.
     public var shard: Shard?
+    /// What each variant's `recipe` fingerprint stands for: the lines the fingerprint is the
+    /// SHA1 of ("box 2560x2560", "quality 85", "libvips 8.14.1"...), by fingerprint, so that a
+    /// reader can tell what changed between two recipes. Absent in manifests written before
+    /// ladder recorded it.
+    public var recipes: [String: [String]]?
 
     public init(
         version: Int = Manifest.currentVersion, generator: Generator, images: [String: ImageEntry] = [:],
-        failures: [String: String] = [:], failureSHA1: [String: String]? = nil, shard: Shard? = nil
+        failures: [String: String] = [:], failureSHA1: [String: String]? = nil, shard: Shard? = nil,
+        recipes: [String: [String]]? = nil
     ) {
         self.version = version
         self.generator = generator
@@ -31,6 +37,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         self.failures = failures
         self.failureSHA1 = failureSHA1
         self.shard = shard
+        self.recipes = recipes
     }
 
     /// What a partial manifest says about the build it is a share of, so that merging can check

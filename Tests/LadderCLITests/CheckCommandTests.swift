@@ -97,10 +97,11 @@ struct CheckCommandTests {
 }
 
 /// `ladder check` on the real files of ../shared/corpus, run as users run it (with workers).
-@Suite("Corpus check", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+@Suite("Corpus check", .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)))
 struct CorpusCheckTests {
     @Test("GPS-tagged, CMYK, wide-gamut, transparent and tiny files in exif/ and formats/ are named correctly")
     func corpus() throws {
+        _ = try Corpus.required()
         let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
         _ = executable
         let folder = TemporaryDirectory()
@@ -152,7 +153,7 @@ struct CorpusCheckTests {
 
 /// `ladder check` on ../shared/corpus/exif: real camera files, whose GPS tags are known from
 /// ExifTool's reading recorded in ../shared/corpus/manifest.json (an independent oracle).
-@Suite("Corpus check of personal data", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+@Suite("Corpus check of personal data", .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)))
 struct CorpusPersonalDataTests {
     /// The kinds that make a variant come out otherwise than expected: the only warnings.
     static let actionKinds: Set = [
@@ -162,6 +163,7 @@ struct CorpusPersonalDataTests {
     /// The exif/ files whose GPSLatitude and GPSLongitude ExifTool read as a position (numbers,
     /// not both 0).
     static func locatedByExifTool() throws -> Set<String> {
+        _ = try Corpus.required()
         let data = try Data(contentsOf: URL(fileURLWithPath: try #require(Corpus.path("manifest.json"))))
         let entries = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         var located: Set<String> = []
@@ -178,6 +180,7 @@ struct CorpusPersonalDataTests {
 
     @Test("exif/: warnings only for what changes a variant; info names every GPS-positioned file and no other")
     func exifFolder() throws {
+        _ = try Corpus.required()
         let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
         _ = executable
         let folder = TemporaryDirectory()

@@ -32,8 +32,9 @@ struct PreCommitHookTests {
 
     @Test(
         "a staged image ladder cannot build stops the commit, naming it; sound images and other files pass",
-        .enabled(if: git != nil && LadderExecutable.path != nil, "needs git and the built ladder"))
+        .enabled(if: ExternalTools.runs(with: git) && LadderExecutable.path != nil, "needs git and the built ladder"))
     func hook() throws {
+        _ = try ExternalTools.require(Self.git, "git")
         TestImages.start()
         let folder = TemporaryDirectory()
         _ = try Self.git(["init", "-q"], in: folder)

@@ -76,6 +76,10 @@ struct ProcessTests {
         }
     }
 
+    /// GNU time, which reports a process's peak resident memory, or nil when it is not installed.
+    static let gnuTime: String? =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time" : nil
+
     /// Runs ladder under /usr/bin/time -v and returns its exit status and peak resident memory.
     static func measured(
         _ arguments: [String], in folder: TemporaryDirectory
@@ -90,8 +94,9 @@ struct ProcessTests {
 
     @Test(
         "verify refuses a variant declaring 20000x20000 and hashes a 300 MB source in bounded memory",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed"))
+        .enabled(if: ExternalTools.runs(with: ProcessTests.gnuTime), ExternalTools.absence("GNU time (/usr/bin/time)")))
     func verifyMemory() throws {
+        _ = try ExternalTools.require(Self.gnuTime, "GNU time (/usr/bin/time)")
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 2, size: 400)
         // A source over limits.maxFileBytes (sparse: it costs no disk), which the build lists as
@@ -164,47 +169,37 @@ struct ProcessTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 1)
+        // The build says it waits; until the lock is released it has written nothing.
+        var said = ""
+        while !said.contains("waiting for another ladder build") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(said.contains("waiting for another ladder build"), "\(said)")
         #expect(process.isRunning, "the second build waits")
         #expect(!folder.exists("build/variants/manifest.json"))
         holder = nil  // closing the descriptor releases the lock, as a dying process's would
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(
-            String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
-                "waiting for another ladder build"))
         #expect(folder.exists("build/variants/manifest.json"))
     }
 
     @Test("a decode that runs past the time limit is stopped, and the batch goes on")
-
     func timeLimit() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 2, size: 300)
-        // A large progressive image of noise takes well over the limit set here to decode (a flat
-        // one compresses to almost nothing and could decode within it on a quiet machine).
-        var state: UInt32 = 0x9E37_79B9
-        let noise = (0..<(9000 * 9000)).map { _ -> UInt8 in
-            state ^= state << 13
-            state ^= state >> 17
-            state ^= state << 5
-            return UInt8(truncatingIfNeeded: state)
-        }
-        let large = try Image(pixels: noise, width: 9000, height: 9000, bands: 1, space: .grayscale)
-        let slow = try large.jpegEncoded(
-            JPEGEncoding(quality: 80, fullChroma: true, scans: ScanScript.recommendedGrayscale.scans))
-        try folder.write(slow, to: "photos/slow.jpg")
-        // The limit leaves the two small photos (a few milliseconds each) room on a machine busy
-        // with other tests; the large one takes about 2.4 s on a quiet 2-core machine.
-        try folder.write(#"{"sources": ["photos"], "limits": {"timeoutSeconds": 1.2}}"#, to: "pipeline.json")
-
-        let started = ContinuousClock.now
+        // Work whose size is set here, not a guess at the machine's speed: an 8000x8000
+        // progressive file of 5,000 scans (reliability notes, E7: 4,099 such scans took libjpeg
+        // 25 s), which no machine decodes within half a second, against two 300x300 photos that
+        // take a few milliseconds each, a hundred times less than the limit.
+        try folder.write(TestImages.scanBombJPEG(scans: 5000, side: 8000), to: "photos/slow.jpg")
+        try folder.write(
+            #"{"sources": ["photos"], "limits": {"timeoutSeconds": 0.5, "maxScans": 10000}}"#, to: "pipeline.json")
         let result = try LadderExecutable.run(["build", "--json"], in: folder.path)
-        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(result.status == 1)
         #expect(result.output.contains("\"built\":2"))
-        #expect(result.output.contains("took longer than the time limit of 1.2 s"))
-
+        #expect(result.output.contains("took longer than the time limit of 0.5 s"))
     }
 
     @Test(
@@ -247,24 +242,26 @@ struct ProcessTests {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
         let folder = try Self.project(photos: 12)
         let clean = try Self.project(photos: 12)
-        // Kills are spread over what a clean build takes here, so that they land inside builds
-        // however fast or loaded the machine is.
-        let started = ContinuousClock.now
         let reference = try LadderExecutable.run(["build"], in: clean.path)
-        let duration = ContinuousClock.now - started
         #expect(reference.status == 0)
         let finished = try clean.read("build/variants/manifest.json")
+        // Kills at moments the build itself marks, not at guessed times: once it has written
+        // its first file, a fifth of the files a clean build leaves, and two thirds of them.
+        let files = clean.files().count
         var landedMidBuild = 0
-        for share in [0.15, 0.45, 0.75] {
+        for threshold in [0, files / 5, files * 2 / 3] {
+            let before = folder.modificationTimes()
+            let written = { folder.modificationTimes().filter { before[$0.key] != $0.value }.count }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: LadderExecutable.path!)
             process.arguments = ["build", "--quiet"]
             process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
             try process.run()
-            Thread.sleep(forTimeInterval: Double(duration.components.seconds) * share + 0.05)
+            while process.isRunning && written() <= threshold { Thread.sleep(forTimeInterval: 0.005) }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            #expect(try Self.manifestIsIntact(folder), "after a kill at \(share) of a build")
+            let moment = "\(written()) files written"
+            #expect(try Self.manifestIsIntact(folder), "after a kill once the build \(moment)")
             // The kill landed in the middle of a build when it ended the process (not a build
             // that had already exited) before the build had committed its manifest.
             let killed = process.terminationReason == .uncaughtSignal

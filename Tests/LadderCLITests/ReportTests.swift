@@ -68,8 +68,9 @@ struct ReportTests {
 
     @Test(
         "the page renders in headless Chromium: every picture loads, no script error, a picture of it is taken",
-        .enabled(if: HeadlessBrowser.isAvailable, Comment(rawValue: HeadlessBrowser.absenceNote)))
+        .enabled(if: ExternalTools.runs(with: HeadlessBrowser.path), Comment(rawValue: HeadlessBrowser.absenceNote)))
     func browser() throws {
+        _ = try ExternalTools.require(HeadlessBrowser.path, "Chromium (scripts/bootstrap --browser)")
         let folder = Self.project.folder
         let screenshot = folder.path("report-screenshot.png")
         let rendering = try HeadlessBrowser.render(folder.path("report/index.html"), screenshot: screenshot)

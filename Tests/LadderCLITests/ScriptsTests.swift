@@ -8,10 +8,29 @@ struct ScriptsTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The scripts that build ladder (and the benchmarks' tools) and then run it.
-    static let runners = ["run", "test", "test-web", "bench", "replay-bench", "crashloop", "diskfull", "build-bench"]
+    static let runners = [
+        "run", "test", "test-web", "bench", "bench-verify", "replay-bench", "crashloop", "diskfull", "build-bench",
+    ]
 
     /// The checked builds: each exits with the compiler's failure.
     static let checkedBuilds: Set<String> = ["scripts/build-ladder", "scripts/build-bench"]
+
+    /// Scripts that run a ladder binary they are given and never build one: `compare_binaries.py`
+    /// and `worker-cost` take the binaries to compare as arguments, and `bench-placeholder`
+    /// needs one built with a line ladder does not ship (it refuses any other).
+    static let givenBinaries: Set<String> = ["compare_binaries.py", "worker-cost", "bench-placeholder"]
+
+    static func scripts() throws -> [(name: String, text: String)] {
+        let folder = repository.appendingPathComponent("scripts")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().compactMap { name in
+            var isDirectory: ObjCBool = false
+            let path = folder.appendingPathComponent(name).path
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                return nil
+            }
+            return (name, try String(contentsOfFile: path, encoding: .utf8))
+        }
+    }
 
     @Test("every script that runs ladder builds it through a checked build script, with nothing that hides a failure")
     func runnersUseTheCheckedBuild() throws {
@@ -22,8 +41,74 @@ struct ScriptsTests {
             let build = lines.firstIndex { Self.checkedBuilds.contains($0.trimmingCharacters(in: .whitespaces)) }
             #expect(build != nil, "scripts/\(name) builds through scripts/build-ladder or scripts/build-bench")
             #expect(lines.first { $0.contains("set -euo pipefail") } != nil, "scripts/\(name) stops on a failure")
-            let hidden = lines.filter { $0.contains("swift build") && $0.contains("|| true") }
+        }
+        // Every other script that runs the release build by default builds it first, checked.
+        var defaults = 0
+        for (name, text) in try Self.scripts() where !Self.givenBinaries.contains(name) {
+            let hidden = text.split(separator: "\n").filter { $0.contains("swift build") && $0.contains("|| true") }
             #expect(hidden.isEmpty, "scripts/\(name) hides a failed swift build: \(hidden)")
+            // The release build of ladder itself, not of ladder-bench.
+            let runsRelease =
+                text.components(separatedBy: ".build/release/ladder").dropFirst().contains { !$0.hasPrefix("-") }
+                || text.contains(#""release", "ladder")"#)
+            guard runsRelease, !Self.runners.contains(name) else { continue }
+            defaults += 1
+            #expect(
+                text.contains(#""scripts", "build-ladder""#) || text.contains(#""scripts", "build-bench""#),
+                "scripts/\(name) runs the release build without building it through scripts/build-ladder")
+        }
+        #expect(defaults >= 4, "build-cost, bench-index, scan-scripts, bench-commit, bench-store")
+    }
+
+    @Test(
+        "in CI, scripts/bootstrap stops when it cannot install a test oracle; elsewhere it says the tests are skipped",
+        arguments: [true, false])
+    func bootstrapInCI(_ inCI: Bool) throws {
+        // A copy of the script in a project whose sample photos are already fetched, run with a
+        // PATH of the system's tools minus djpeg and jpegtran, and an apt-get that fails.
+        let folder = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Self.repository.appendingPathComponent("scripts/bootstrap").path,
+            toPath: folder.path("scripts/bootstrap"))
+        try folder.write("fetched", to: "examples/photos/.fetched")
+        let bin = folder.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let hidden: Set = ["djpeg", "jpegtran", "apt-get", "brew", "sudo"]
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":").map(String.init) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            where !hidden.contains(name) && !FileManager.default.fileExists(atPath: bin + "/" + name) {
+                try? FileManager.default.createSymbolicLink(
+                    atPath: bin + "/" + name, withDestinationPath: directory + "/" + name)
+            }
+        }
+        try folder.write("#!/bin/sh\nexit 100\n", to: "bin/apt-get")
+        #expect(chmod(folder.path("bin/apt-get"), 0o755) == 0)
+        // The upload test's tools, found where the bootstrap looks for them.
+        for tool in ["moto_server", "aws"] {
+            try folder.write("#!/bin/sh\n", to: ".build/upload-tools/bin/" + tool)
+            #expect(chmod(folder.path(".build/upload-tools/bin/" + tool), 0o755) == 0)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: folder.path("scripts/bootstrap"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = bin
+        environment["CI"] = inCI ? "true" : nil
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if inCI {
+            #expect(process.terminationStatus != 0, "\(message)")
+            #expect(message.contains("djpeg could not be installed") && message.contains("CI=true"), "\(message)")
+        } else {
+            #expect(process.terminationStatus == 0, "\(message)")
+            #expect(message.contains("djpeg could not be installed") && message.contains("skipped"), "\(message)")
+            #expect(message.contains("jpegtran could not be installed"), "\(message)")
         }
     }
 

@@ -10,7 +10,7 @@ import Testing
 struct FormatSiblingTests {
     static let allFormats = #"["webp", "avif", "jxl"]"#
     static let siblingTools =
-        (ExternalTools.dwebp != nil && ExternalTools.avifdec != nil && ExternalTools.djxl != nil) || ExternalTools.isCI
+        (ExternalTools.dwebp != nil && ExternalTools.avifdec != nil && ExternalTools.djxl != nil) || ExternalTools.inCI
 
     /// A folder with two generated photos and a pipeline asking for every format on every variant.
     static func project(formats: String = allFormats) throws -> TemporaryDirectory {
@@ -39,9 +39,9 @@ struct FormatSiblingTests {
         "every sibling decodes in its format's own decoder at the rung's size, and every jxl rebuilds its JPEG byte for byte",
         .enabled(if: siblingTools, "dwebp, avifdec or djxl is not installed"))
     func siblingsDecodeElsewhere() throws {
-        let dwebp = try ExternalTools.required(ExternalTools.dwebp, "webp (dwebp)")
-        let avifdec = try ExternalTools.required(ExternalTools.avifdec, "libavif-bin (avifdec)")
-        let djxl = try ExternalTools.required(ExternalTools.djxl, "libjxl-tools (djxl)")
+        let dwebp = try ExternalTools.require(ExternalTools.dwebp, "webp (dwebp)")
+        let avifdec = try ExternalTools.require(ExternalTools.avifdec, "libavif-bin (avifdec)")
+        let djxl = try ExternalTools.require(ExternalTools.djxl, "libjxl-tools (djxl)")
         let folder = try Self.project()
         let report = try Pipelines.build(in: folder)
         let manifest = try Self.manifest(in: folder)
@@ -65,12 +65,14 @@ struct FormatSiblingTests {
                     switch format {
                     case .webp:
                         try ExternalTools.run(dwebp, ["-quiet", file, "-ppm", "-o", scratch])
-                        let picture = ExternalTools.parsePGM([UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch))))
+                        let picture = ExternalTools.parsePGM(
+                            [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch))))
                         #expect(picture.width == variant.width && picture.height == variant.height)
                     case .avif:
                         try ExternalTools.run(avifdec, [file, scratch + ".y4m"])
                         let header = String(
-                            decoding: try Data(contentsOf: URL(fileURLWithPath: scratch + ".y4m")).prefix(64), as: UTF8.self)
+                            decoding: try Data(contentsOf: URL(fileURLWithPath: scratch + ".y4m")).prefix(64),
+                            as: UTF8.self)
                         #expect(header.contains(" W\(variant.width) H\(variant.height) "), "\(header)")
                     case .jxl:
                         try ExternalTools.run(djxl, [file, scratch + ".jpg", "--quiet"])
@@ -93,7 +95,9 @@ struct FormatSiblingTests {
         }
     }
 
-    @Test("a JPEG XL sibling of a tiny thumbnail, whose container outweighs what recompression saves, is skipped and counted")
+    @Test(
+        "a JPEG XL sibling of a tiny thumbnail, whose container outweighs what recompression saves, is skipped and counted"
+    )
     func largerSiblingSkipped() throws {
         let folder = TemporaryDirectory("ladder-siblings-tiny")
         try folder.write(TestImages.gradientJPEG(width: 48, height: 36), to: "photos/tiny.jpg")
@@ -152,13 +156,13 @@ struct FormatSiblingTests {
             damaged[damaged.count / 2] ^= 0x01
             try Data(damaged).write(to: URL(fileURLWithPath: path))
             let problems = Verifier(configuration: configuration).run().problems
-            #expect(problems.contains { $0.path.hasSuffix(sibling.path) && $0.kind == "checksum" }, "\(sibling.path)")
+            #expect(problems.contains { $0.path.hasSuffix(sibling.path) && $0.kind == .checksum }, "\(sibling.path)")
             try original.write(to: URL(fileURLWithPath: path))
         }
         let gone = try #require(siblings.first)
         try FileManager.default.removeItem(atPath: folder.path("out/" + gone.path))
         let problems = Verifier(configuration: configuration).run().problems
-        #expect(problems.contains { $0.path.hasSuffix(gone.path) && $0.kind == "missing" })
+        #expect(problems.contains { $0.path.hasSuffix(gone.path) && $0.kind == .missing })
     }
 
     @Test("a jxl sibling that decodes but rebuilds another JPEG than its rung is reported")
@@ -178,9 +182,9 @@ struct FormatSiblingTests {
             path: path, bytes: other.count, sha256: Checksum.hex(.sha256, of: other))
         try manifest.jsonData().write(to: URL(fileURLWithPath: folder.path("out/manifest.json")))
         let problems = Verifier(configuration: try Pipelines.configuration(in: folder)).run().problems
-        #expect(problems.contains { $0.path.hasSuffix(path) && $0.kind == "jxl-reconstruction" })
-        #expect(problems.contains { $0.path.hasSuffix(path) && $0.kind == "dimensions" })
-        #expect(!problems.contains { $0.path.hasSuffix(path) && $0.kind == "checksum" })
+        #expect(problems.contains { $0.path.hasSuffix(path) && $0.kind == .jxlReconstruction })
+        #expect(problems.contains { $0.path.hasSuffix(path) && $0.kind == .siblingDimensions })
+        #expect(!problems.contains { $0.path.hasSuffix(path) && $0.kind == .checksum })
     }
 
     @Test("a sibling that is another format under the right name is reported; intact siblings pass --deep")
@@ -194,11 +198,12 @@ struct FormatSiblingTests {
         let variant = try #require(entry.variants["large_thumb"])
         let avif = try #require(variant.formats?["avif"])
         // A JPEG where the AVIF belongs.
-        try Data(try Self.bytes(variant.path, in: folder)).write(to: URL(fileURLWithPath: folder.path("out/" + avif.path)))
+        try Data(try Self.bytes(variant.path, in: folder)).write(
+            to: URL(fileURLWithPath: folder.path("out/" + avif.path)))
         let problems = Verifier(configuration: configuration).run().problems
         #expect(
             problems.contains {
-                $0.path.hasSuffix(avif.path) && $0.kind == "undecodable" && $0.message.contains("a JPEG file")
+                $0.path.hasSuffix(avif.path) && $0.kind == .siblingUndecodable && $0.message.contains("a JPEG file")
             })
     }
 }

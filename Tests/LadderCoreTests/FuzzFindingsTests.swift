@@ -37,7 +37,7 @@ struct FuzzFindingsTests {
         #expect(error?.reason == "malformed start-of-scan segment")
         #expect(error?.offset == 15)
         let report = ProgressiveReplay().replay(file, path: "empty-scan.jpg")
-        #expect(report.problems.map(\.kind) == ["malformed"])
+        #expect(report.problems.map(\.kind.rawValue) == ["malformed"])
     }
 
     /// FuzzGlob: every `*` and `**` tried every split of the rest of the path, again for each

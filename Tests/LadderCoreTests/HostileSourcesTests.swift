@@ -39,9 +39,7 @@ struct HostileSourcesTests {
             let whole = try TestImages.gradientJPEG(width: 500, height: 400, seed: 3)
             try folder.write(Array(whole.prefix(whole.count / 2)), to: "photos/truncated.jpg")
         }
-        let started = ContinuousClock.now
         let report = try Pipelines.build(in: folder)
-        #expect(ContinuousClock.now - started < .seconds(20))
         #expect(report.built == 2)
         let reasons = Dictionary(uniqueKeysWithValues: report.failed.map { ($0.source, $0.reason) })
         #expect(reasons["photos/empty.jpg"]?.contains("an empty file") == true)
@@ -51,6 +49,7 @@ struct HostileSourcesTests {
             reasons["photos/bomb.png"]?.contains("limits.maxSide") == true
                 || reasons["photos/bomb.png"]?.contains("limits.maxPixels") == true)
         #expect(reasons["photos/scans.jpg"]?.contains("more than 100 scans") == true)
+        #expect(reasons["photos/scans.jpg"]?.contains("refused before decoding") == true)
         #expect(reasons["photos/truncated.jpg"]?.lowercased().contains("premature end") == true)
         let manifest = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
         #expect(manifest.failures.count == 6 && manifest.images.count == 2)
@@ -67,9 +66,9 @@ struct HostileSourcesTests {
             try FileManager.default.createSymbolicLink(
                 atPath: folder.path("photos/zero.jpg"), withDestinationPath: "/dev/zero")
         }
-        let started = ContinuousClock.now
+        // Were the FIFO opened or /dev/zero read, the build would never end: that it ends, with
+        // each named as passed over, is the check.
         let report = try Pipelines.build(in: folder)
-        #expect(ContinuousClock.now - started < .seconds(10), "nothing blocks on the FIFO or reads /dev/zero")
         #expect(report.built == 2 && report.failed.isEmpty)
         let warned = Dictionary(uniqueKeysWithValues: report.warnings.map { ($0.path, $0.message) })
         #expect(warned["photos/pipe.jpg"]?.contains("not a regular file") == true)

@@ -138,7 +138,7 @@ struct OutputOwnershipTests {
             #expect(Verifier(configuration: configuration).run().isOK, "an unchanged failure is accounted for")
             try folder.write(replacement, to: "photos/notes.jpg")
             let problems = Verifier(configuration: configuration).run().problems
-            #expect(problems.contains { $0.path == "photos/notes.jpg" && $0.kind == "stale" }, "\(problems)")
+            #expect(problems.contains { $0.path == "photos/notes.jpg" && $0.kind.rawValue == "stale" }, "\(problems)")
         }
     }
 

@@ -66,7 +66,7 @@ struct PlaceholderTests {
         manifest.images[sha1]?.placeholder = dark.base64
         try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
         let problems = try VerifyTests.verify(folder).problems.filter {
-            $0.image == sha1 && $0.kind == "placeholder-color"
+            $0.image == sha1 && $0.kind.rawValue == "placeholder-color"
         }
         #expect(problems.count == 2, "\(problems)")
         #expect(problems.contains { $0.message.contains("averageColor #000000") })
@@ -91,7 +91,7 @@ struct PlaceholderTests {
         let path = "build/variants/" + ManifestIndex.path(forSHA1: manifest.images.keys.sorted()[0], prefixLength: 2)
         try first.write("{\"images\":{},\"version\":1}\n", to: path)
         try FileManager.default.removeItem(atPath: first.path("build/variants/index/00.json"))
-        let problems = try VerifyTests.verify(first).problems.filter { $0.kind == "index" }
+        let problems = try VerifyTests.verify(first).problems.filter { $0.kind.rawValue == "index" }
         #expect(problems.count == 2, "\(problems)")
         // The next build puts them back.
         try Pipelines.build(in: first)

@@ -48,32 +48,39 @@ struct RenderingTests {
         }
     }
 
-    @Test("the full-size variant has exactly 5 scans, the DC of every component first; thumbnails are baseline")
+    @Test(
+        "the full-size variant has exactly 5 scans, the DC of every component first; thumbnails are baseline",
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
     func scans() throws {
         let rendered = try Self.render(TestImages.gradientJPEG(width: 800, height: 600))
-        let full = try JPEGStructure(parsing: Self.variant("full", of: rendered).bytes)
+        // As libjpeg-turbo's own decoder reads the files (djpeg).
+        let full = try ExternalTools.djpegStructure(Self.variant("full", of: rendered).bytes)
         #expect(full.isProgressive)
         // The script itself is chosen per image (ScanChoiceTests); its shape is fixed.
         #expect(full.scans.count == 5)
-        let first = try #require(full.scans.first?.script)
+        let first = try #require(full.scans.first)
         #expect(first.components == [0, 1, 2] && first.ss == 0 && first.se == 0 && first.ah == 0)
-        let small = try JPEGStructure(parsing: Self.variant("small_thumb", of: rendered).bytes)
+        let small = try ExternalTools.djpegStructure(Self.variant("small_thumb", of: rendered).bytes)
         #expect(!small.isProgressive)
         #expect(small.scans.count == 1)
         #expect(try Self.variant("small_thumb", of: rendered).size == PixelSize(width: 160, height: 120))
     }
 
-    @Test("grayscale stays grayscale, in exactly 5 scans with the DC first")
+    @Test(
+        "grayscale stays grayscale, in exactly 5 scans with the DC first",
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
     func grayscale() throws {
         let rendered = try Self.render(TestImages.grayscaleJPEG())
-        let full = try JPEGStructure(parsing: Self.variant("full", of: rendered).bytes)
-        #expect(full.components.count == 1)
+        let full = try ExternalTools.djpegStructure(Self.variant("full", of: rendered).bytes)
+        #expect(full.sampling.count == 1)
         #expect(full.scans.count == 5)
-        let first = try #require(full.scans.first?.script)
+        let first = try #require(full.scans.first)
         #expect(first.components == [0] && first.ss == 0 && first.se == 0 && first.ah == 0)
     }
 
-    @Test("CMYK, Display P3 and 16-bit sources come out as 8-bit sRGB with the right colors")
+    @Test(
+        "CMYK, Display P3 and 16-bit sources come out as 8-bit sRGB with the right colors",
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
     func colorConversion() throws {
         for (label, source) in [
             ("cmyk", try TestImages.cmykJPEG()), ("p3", try TestImages.displayP3JPEG()),
@@ -81,12 +88,10 @@ struct RenderingTests {
         ] {
             let rendered = try Self.render(source)
             let bytes = try Self.variant("large_thumb", of: rendered).bytes
-            let structure = try JPEGStructure(parsing: bytes)
-            #expect(structure.components.count == 3, "\(label): three components")
-            #expect(
-                !structure.applicationSegments.contains { $0.signature == "ICC_PROFILE" },
-                "\(label): no ICC profile left")
-            #expect(!structure.applicationSegments.contains { $0.signature == "Adobe" }, "\(label): not CMYK")
+            let read = try ExternalTools.djpegStructure(bytes)
+            #expect(read.sampling.count == 3, "\(label): three components")
+            #expect(!read.applicationMarkers.contains(0xE2), "\(label): no ICC profile (APP2) left")
+            #expect(!read.applicationMarkers.contains(0xEE), "\(label): no Adobe (APP14) segment: not CMYK")
             let image = try Image(decoding: bytes)
             let expected = label == "cmyk" ? TestImages.mutedQuadrantColors : TestImages.quadrantColors
             let points = [(1, 1), (3, 1), (1, 3), (3, 3)].map { (image.width * $0.0 / 4, image.height * $0.1 / 4) }
@@ -120,7 +125,9 @@ struct RenderingTests {
         #expect(Self.isClose(try image.pixel(x: 20, y: 15), [220, 20, 20]))
     }
 
-    @Test("metadata is stripped by default: no GPS, no EXIF thumbnail, no EXIF at all")
+    @Test(
+        "metadata is stripped by default: no GPS, no EXIF thumbnail, no EXIF at all",
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
     func stripsMetadata() throws {
         let source = try TestImages.cameraJPEG()
         let sourceHeader = try ImageHeader(reading: source)
@@ -130,8 +137,8 @@ struct RenderingTests {
         #expect(rendered.facts.hadGPS)
         #expect(rendered.facts.captured == "2024-05-17T09:30:12")
         for variant in rendered.variants {
-            let structure = try JPEGStructure(parsing: variant.bytes)
-            #expect(structure.applicationSegments.allSatisfy { $0.signature == "JFIF" }, "\(variant.name): only JFIF")
+            let read = try ExternalTools.djpegStructure(variant.bytes)
+            #expect(read.applicationMarkers == [0xE0], "\(variant.name): only JFIF's APP0")
         }
     }
 
@@ -302,11 +309,11 @@ struct RenderingTests {
         } throws: { "\($0)".contains("refused before decoding") }
     }
 
-    @Test("a JPEG with thousands of scans is refused before any decoding, in well under a second")
+    @Test("a JPEG with thousands of scans is refused by its scan count, before any decoding")
     func scanBomb() throws {
         let bomb = try TestImages.scanBombJPEG(scans: 3000)
-        let started = ContinuousClock.now
-        #expect { try Self.render(bomb) } throws: { "\($0)".contains("more than 100 scans") }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect { try Self.render(bomb) } throws: {
+            "\($0)".contains("more than 100 scans") && "\($0)".contains("refused before decoding")
+        }
     }
 }

@@ -70,12 +70,12 @@ struct ReplayTests {
 
     @Test(
         "the last paint is the picture djpeg decodes from the whole file, byte for byte, so no second decode is needed",
-        .enabled(if: ExternalTools.djpeg != nil, "djpeg (libjpeg-turbo-progs) is not installed"))
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
     func finalPictureIsOneShotDecode() throws {
         for (name, jpeg) in try Self.finalPictureSubjects() {
             let (report, final) = ProgressiveReplay().replayKeepingFinal(jpeg, path: name)
             let picture = try #require(final, "\(name): \(report.problems)")
-            let oracle = try #require(try ExternalTools.djpegLuma(jpeg))
+            let oracle = try ExternalTools.djpegLuma(jpeg)
             #expect(report.matchesOneShotDecode && report.problems.isEmpty, "\(name): \(report.problems)")
             #expect(picture.width == oracle.width && picture.height == oracle.height, "\(name)")
             #expect(picture.luma() == oracle.samples, "\(name)")
@@ -119,7 +119,8 @@ struct ReplayTests {
         }
         // The last frame is the whole file's picture at 3/8, in RGB as libjpeg converts it: what
         // djpeg, libjpeg-turbo's own decoder, makes of the file at that scale.
-        if let oracle = try ExternalTools.djpegRGB(jpeg, scale: "3/8") {
+        if ExternalTools.runs(with: ExternalTools.djpeg) {
+            let oracle = try ExternalTools.djpegRGB(jpeg, scale: "3/8")
             let frame = try #require(last)
             #expect(frame.colorModel == .rgb)
             #expect(frame.width == oracle.width && frame.height == oracle.height)
@@ -193,7 +194,7 @@ struct ReplayTests {
         let jpeg = try Self.fiveScanJPEG()
         let cut = Array(jpeg.prefix(jpeg.count * 3 / 4))
         let report = ProgressiveReplay().replay(cut, path: "t.jpg")
-        #expect(report.problems.contains { $0.kind == "truncated" })
+        #expect(report.problems.contains { $0.kind.rawValue == "truncated" })
         #expect(report.scans.count >= 3)
     }
 
@@ -213,7 +214,7 @@ struct ReplayTests {
         let jpeg = try image.jpegEncoded(JPEGEncoding(quality: 90, fullChroma: true, scans: scans))
         #expect(try JPEGStructure(parsing: jpeg).scans.count == 127)
         let report = ProgressiveReplay().replay(jpeg, path: "bomb.jpg")
-        #expect(report.problems.map(\.kind) == ["too-many-scans"])
+        #expect(report.problems.map(\.kind.rawValue) == ["too-many-scans"])
         #expect(report.scans.isEmpty, "nothing was decoded")
     }
 
@@ -242,7 +243,7 @@ struct ReplayTests {
     @Test("not a JPEG at all is reported as malformed")
     func notJPEG() {
         let report = ProgressiveReplay().replay(Array("GIF89a and more".utf8), path: "n.jpg")
-        #expect(report.problems.map(\.kind) == ["malformed"])
+        #expect(report.problems.map(\.kind.rawValue) == ["malformed"])
     }
 
     @Test("the ladder timeline requests rungs one after another and shows only better pictures")

@@ -81,14 +81,14 @@ struct ScanEndsTests {
         try ManifestIndexWriter(manifestFolder: Directory.open(folder.path("build/variants"))).write(manifest)
 
         let report = try Verifier(configuration: Pipelines.configuration(in: folder)).run()
-        let found = report.problems.filter { $0.kind == "scan-ends" }
+        let found = report.problems.filter { $0.kind.rawValue == "scan-ends" }
         #expect(found.count == 3, "\(report.problems)")
         #expect(Set(found.compactMap(\.image)) == Set(keys))
         #expect(found.contains { $0.message.contains("no scanEnds") })
         #expect(found.contains { $0.message.contains("scan 2 ends at byte") })
         #expect(found.contains { $0.message.contains("4 scanEnds, the file has 5 scans") })
         #expect(
-            report.problems.allSatisfy { ["scan-ends", "index"].contains($0.kind) },
+            report.problems.allSatisfy { ["scan-ends", "index"].contains($0.kind.rawValue) },
             "nothing else is wrong (the index file follows the manifest, which the test edited)")
     }
 

@@ -3,11 +3,12 @@ import LadderImaging
 import Testing
 
 /// Telling wide-gamut profiles from sRGB ones, on real files' embedded profiles.
-@Suite("Color profiles of real files", .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.absenceNote)))
+@Suite("Color profiles of real files", .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)))
 struct ColorProfileTests {
     init() { TestImages.start() }
 
     static func profile(_ relative: String) throws -> ColorProfile? {
+        _ = try Corpus.required()
         let path = try #require(Corpus.path(relative))
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let icc = try #require(try ImageHeader(reading: bytes).iccProfile, "\(relative) has a profile")

@@ -10,20 +10,25 @@ struct VerifyCommand: LadderCommand {
     static let discussion = """
         Reads pipeline.json and the manifest, trusting neither the build nor its caches, and
         reports every problem: manifest paths that are not safe, variant files missing, resized
-        or altered (size and SHA-256), undecodable, of the wrong size or over their box;
+        or altered (size and SHA-256), undecodable, of another size than their recipe gives for
+        their source or over their box, made with another recipe than pipeline.json's now;
         progressive variants without exactly the configured scans and script; metadata the
-        policy removes (GPS, orientation other than 1, tags not kept); sources that changed,
-        appeared or disappeared since the build, or failed to build; files in the output folder
-        the manifest does not know. Structure is judged from each file's headers and segments
-        and its bytes by their SHA-256; a file is decoded only when those cannot vouch for it
-        (or always, with --deep), and never when its header is over its box or the limits.
+        policy removes (GPS, orientation other than 1, tags not kept); placeholders and
+        averageColor that are not those of the smallest variant, hasAlpha that is not the
+        source's; sources that changed, appeared or disappeared since the build, or failed to
+        build; files in the output folder the manifest does not know. Structure is judged from
+        each file's headers and segments and its bytes by their SHA-256; a file is decoded only
+        when those cannot vouch for it (or always, with --deep, which also decodes the sources
+        with an alpha channel), and never when its header is over its box or the limits.
         With --replay it also replays how every progressive variant
         loads (see 'ladder replay --help') and simulates each image's ladder on the network
         profiles of --profile and of the budgets in pipeline.json.
         """
     static let options = [
         .config,
-        OptionSpec(names: ["--deep"], help: "Decode every variant, even those whose SHA-256 matches the manifest."),
+        OptionSpec(
+            names: ["--deep"],
+            help: "Decode every variant, even those whose SHA-256 matches the manifest, and every source with alpha."),
         OptionSpec(names: ["--replay"], help: "Replay the progressive loading of every full-size variant."),
         OptionSpec(
             names: ["--no-cache"], help: "Replay every image again instead of reusing the results of unchanged files."),

@@ -20,11 +20,11 @@ struct JUnitReport {
         var output: [VerificationProblem] = []
         var manifest: [VerificationProblem] = []
         for problem in report.problems {
-            if let image = problem.image, report.sourceNames[image] != nil || problem.kind != "stale" {
+            if let image = problem.image, report.sourceNames[image] != nil || problem.kind != .stale {
                 byImage[image, default: []].append(problem)
-            } else if ["stale", "source-unreadable"].contains(problem.kind) {
+            } else if problem.kind == .stale || problem.kind == .sourceUnreadable {
                 sources.append(problem)
-            } else if problem.kind == "orphan" {
+            } else if problem.kind == .orphan {
                 output.append(problem)
             } else {
                 manifest.append(problem)
@@ -57,10 +57,10 @@ struct JUnitReport {
                 text += "/>\n"
                 continue
             }
-            let kinds = Array(Set(testCase.problems.map(\.kind))).sorted().joined(separator: ", ")
+            let kinds = Array(Set(testCase.problems.map(\.kind.rawValue))).sorted().joined(separator: ", ")
             let details = testCase.problems.map { "\($0.path): \($0.kind): \($0.message)" }.joined(separator: "\n")
             text +=
-                ">\n      <failure type=\"\(xmlEscape(kinds))\" message=\"\(xmlEscape(first.kind + ": " + first.message))\">"
+                ">\n      <failure type=\"\(xmlEscape(kinds))\" message=\"\(xmlEscape(first.kind.rawValue + ": " + first.message))\">"
             text += xmlEscape(details) + "</failure>\n    </testcase>\n"
         }
         text += "  </testsuite>\n</testsuites>\n"

@@ -72,7 +72,8 @@ enum ReplayText {
                     quality.meanPSNR()))
         }
         for problem in report.problems {
-            console.print("  " + console.styledOutput("problem", .red) + " (\(problem.kind)): \(problem.message)")
+            console.print(
+                "  " + console.styledOutput("problem", .red) + " (\(problem.kind.rawValue)): \(problem.message)")
         }
     }
 

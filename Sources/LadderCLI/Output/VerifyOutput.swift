@@ -32,7 +32,9 @@ struct VerifyJSON: Encodable {
         variants = report.variants
         failures = report.failures
 
-        problems = report.problems.map { Problem(path: $0.path, kind: $0.kind, message: $0.message, image: $0.image) }
+        problems = report.problems.map {
+            Problem(path: $0.path, kind: $0.kind.rawValue, message: $0.message, image: $0.image)
+        }
         replay = replayed || !report.replays.isEmpty ? report.replays.map(ImageReplayJSON.init) : nil
         summary = Summary(
             medianFirstPaintShare: report.medianFirstPaintShare.map { ($0 * 10_000).rounded() / 10_000 },
@@ -121,7 +123,7 @@ enum VerifyText {
             }
         }
         for problem in report.problems {
-            console.print("  \(problem.path): \(console.styledOutput(problem.kind, .red)): \(problem.message)")
+            console.print("  \(problem.path): \(console.styledOutput(problem.kind.rawValue, .red)): \(problem.message)")
         }
     }
 }

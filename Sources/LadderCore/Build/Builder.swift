@@ -91,14 +91,16 @@ package final class Builder: Sendable {
             files, cache: oldCache, limit: configuration.limits.maxFileBytes, width: options.jobs * 2)
 
         // Plan.
-        let fingerprints = Dictionary(
+        // Each recipe's description, and its fingerprint (the SHA1 of the description).
+        let descriptions = Dictionary(
             uniqueKeysWithValues: configuration.variants.map {
                 (
                     $0.name,
-                    RecipeFingerprint.compute(
+                    RecipeFingerprint.description(
                         $0, background: configuration.background, keep: configuration.metadata.keep, versions: versions)
                 )
             })
+        let fingerprints = descriptions.mapValues(RecipeFingerprint.of)
         let oldFailures = store.failureMemory()
         let attempt = FailureMemory.attempt(
             fingerprints: fingerprints, limits: configuration.limits, ladderVersion: ladderVersion)
@@ -128,7 +130,9 @@ package final class Builder: Sendable {
             scope: scope, store: store, folders: folders,
             generator: Manifest.Generator(
                 ladder: ladderVersion, libvips: versions.libvips, libjpeg: versions.libjpeg, libexif: versions.libexif))
-        let manifest = commit.manifest(for: work, rendered: rendered, files: files, fingerprints: fingerprints)
+        let manifest = commit.manifest(
+            for: work, rendered: rendered, files: files, fingerprints: fingerprints,
+            recipes: Dictionary(descriptions.values.map { (RecipeFingerprint.of($0), $0) }) { first, _ in first })
         let mismatches = Self.extensionMismatches(in: manifest)
         for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
         let manifestWritten = try commit.write(

@@ -10,9 +10,11 @@ struct CommitPhase {
     let folders: OutputFolders
     let generator: Manifest.Generator
 
-    /// The manifest that describes `work` as rendered in `rendered`, for `files`.
+    /// The manifest that describes `work` as rendered in `rendered`, for `files`; `recipes` are
+    /// the current recipes' descriptions by fingerprint.
     func manifest(
-        for work: WorkList, rendered: RenderPhase.Result, files: [SourceFile], fingerprints: [String: String]
+        for work: WorkList, rendered: RenderPhase.Result, files: [SourceFile], fingerprints: [String: String],
+        recipes: [String: [String]]
     ) -> Manifest {
         var entries: [String: Manifest.ImageEntry] = [:]
         var failuresBySHA1 = rendered.failures
@@ -43,9 +45,13 @@ struct CommitPhase {
             }
         }
         for (sha1, entry) in images { images[sha1]?.sources = entry.sources.sorted() }
+        // What each fingerprint the variants carry stands for (all current: the Plan makes again
+        // every variant with another).
+        let used = Set(images.values.flatMap { $0.variants.values.map(\.recipe) })
+        let described = recipes.filter { used.contains($0.key) }
         var manifest = Manifest(
             generator: generator, images: images, failures: failures,
-            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1)
+            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, recipes: described.isEmpty ? nil : described)
         // The walk lists the files sorted by path, as every shard does.
         manifest.shard = scope.manifestShard(sortedPaths: files.map(\.path), fingerprints: fingerprints)
         return manifest

@@ -142,10 +142,17 @@ struct RenderPhase {
             placeholder: facts.placeholder?.thumbHash, averageColor: facts.placeholder?.averageColor,
             hasAlpha: facts.isTransparent)
         if let kept = plan.kept, kept.placeholder != nil {
-            // Same bytes, same picture: the placeholder made with the first variants stays.
-            entry.placeholder = kept.placeholder
-            entry.averageColor = kept.averageColor
-            entry.hasAlpha = kept.hasAlpha
+            // Same bytes, same picture: what was made of a variant kept as it was stays. The
+            // placeholder is made of the smallest variant's file, transparency is seen in the
+            // decode to the largest variant's size.
+            let made = Set(rendered.variants.map(\.name))
+            let bySize = variants.map { (name: $0.key, width: $0.value.width, height: $0.value.height, variant: ()) }
+            if let smallest = PlaceholderInput.source(of: bySize), !made.contains(smallest.name) {
+                entry.placeholder = kept.placeholder
+                entry.averageColor = kept.averageColor
+            }
+            let largest = bySize.max { $0.width * $0.height < $1.width * $1.height }
+            if let largest, !made.contains(largest.name) { entry.hasAlpha = kept.hasAlpha }
         }
         state.withLock { $0.entries[sha1] = entry }
         return .built

@@ -44,6 +44,12 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
         VariantGeometry.fit(size, inside: box)
     }
 
+    /// The size a source of `size` (upright) is decoded to for `recipes`: the largest of their
+    /// variants, measured by its scale, or the source's own size when there are none.
+    package static func decodeSize(for recipes: [VariantRecipe], source size: PixelSize) -> PixelSize {
+        recipes.map { $0.size(for: size) }.max { $0.width * size.height < $1.width * size.height } ?? size
+    }
+
     /// The encoder settings for an image with `components` color components (1 or 3).
     package func encoding(components: Int, exif: [UInt8]?) -> JPEGEncoding {
         JPEGEncoding(

@@ -235,9 +235,12 @@ package struct ManifestMerger: Sendable {
                 ))
         }
         guard problems.isEmpty else { return (nil, problems) }
+        // Every shard ran the same recipes (checked above): their descriptions are one set.
+        var recipes: [String: [String]] = [:]
+        for (_, manifest) in partials { recipes.merge(manifest.recipes ?? [:]) { first, _ in first } }
         let merged = Manifest(
             generator: reference.manifest.generator, images: images, failures: failures,
-            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1)
+            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, recipes: recipes.isEmpty ? nil : recipes)
         return (merged, [])
     }
 

@@ -53,10 +53,9 @@ package struct ProgressiveReplay: Sendable {
         replayKeepingFinal(bytes, path: path, frameSide: frameSide, frame: frame).report
     }
 
-    /// `replay`, and the final picture: the last scan's render once libjpeg has read the whole
-    /// file, which is what a one-shot decode gives (the Y plane alone for a YCbCr file; nil when
-    /// the file is truncated or its decoding stopped early), for measuring other pictures
-    /// against it.
+    /// `replay`, and the final picture: a one-shot decode of the whole file (the Y plane alone
+    /// for a YCbCr file; nil when the file is truncated or cannot be decoded whole), for
+    /// measuring other pictures against it.
     package func replayKeepingFinal(
         _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil
     ) -> (report: ReplayReport, final: DecodedPixels?) {
@@ -76,7 +75,7 @@ package struct ProgressiveReplay: Sendable {
         var report = ReplayReport(
             path: path, bytes: bytes.count, width: 0, height: 0, progressive: false, scans: [], firstPaintOffset: nil,
             firstShownAt: nil, matchesOneShotDecode: false, problems: [])
-        func problem(_ kind: String, _ message: String) {
+        func problem(_ kind: ReplayReport.Problem.Kind, _ message: String) {
             report.problems.append(ReplayReport.Problem(kind: kind, message: message))
         }
 
@@ -87,9 +86,9 @@ package struct ProgressiveReplay: Sendable {
         } catch {
             if error.reason.hasPrefix("more than") {
                 problem(
-                    "too-many-scans", "the file has more than \(options.maximumScans) scans; refused before decoding")
+                    .tooManyScans, "the file has more than \(options.maximumScans) scans; refused before decoding")
             } else {
-                problem("malformed", "not a well-formed JPEG: \(error)")
+                problem(.malformed, "not a well-formed JPEG: \(error)")
             }
             return (report, nil, [])
         }
@@ -98,24 +97,24 @@ package struct ProgressiveReplay: Sendable {
         report.progressive = structure.isProgressive
         guard structure.width * structure.height <= options.maximumPixels else {
             problem(
-                "too-many-pixels",
+                .tooManyPixels,
                 "\(structure.width)x\(structure.height) is over the limit of \(options.maximumPixels) pixels; refused before decoding"
             )
             return (report, nil, [])
         }
         if structure.isArithmetic {
-            problem("arithmetic-coding", "arithmetic-coded JPEG: Chrome and Firefox cannot decode it")
+            problem(.arithmeticCoding, "arithmetic-coded JPEG: Chrome and Firefox cannot decode it")
         }
         let truncated = structure.endOfImage == nil
         if truncated {
             let inside = structure.scans.count
-            problem("truncated", "the file ends inside scan \(inside) at byte \(bytes.count)")
+            problem(.truncated, "the file ends inside scan \(inside) at byte \(bytes.count)")
         }
         let decoder: JPEGReplayDecoder
         do {
             decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: true)
         } catch {
-            problem("undecodable", error.reason)
+            problem(.undecodable, error.reason)
             return (report, nil, [])
         }
         let frames = frame.flatMap { frame in
@@ -127,26 +126,31 @@ package struct ProgressiveReplay: Sendable {
         let rendered = Self.renderScans(
             decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames)
         if let failure = rendered.failure {
-            problem("undecodable", "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
+            problem(.undecodable, "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
         }
         if decoder.state.warnings > 0 {
-            problem("corrupt-data", "libjpeg reported \(decoder.state.warnings) warning(s): \(decoder.lastWarning)")
+            problem(.corruptData, "libjpeg reported \(decoder.state.warnings) warning(s): \(decoder.lastWarning)")
         }
-        // Once libjpeg has read the whole file, its render of the last scan is the picture a
-        // one-shot decode gives: the same coefficients through the same inverse DCT, and block
-        // smoothing decided from the same record of what arrived (none once every coefficient
-        // has). The tests check it against djpeg's. So the file is not decoded a second time.
+        // The final picture is what a one-shot decode of the whole file gives: libjpeg reading it
+        // in one go, apart from the replay. Every scan is measured against it, the last one
+        // included, and the replay's last render must be that picture pixel for pixel.
         let complete =
             !truncated && rendered.failure == nil && decoder.state.inputComplete
             && rendered.lumas.count == decoder.state.scansCompleted
-        let final = complete ? rendered.last : nil
-        report.matchesOneShotDecode = final != nil
+        var final: DecodedPixels?
+        if complete, let last = rendered.last,
+            let oneShot = try? DecodedPixels(decodingJPEG: bytes, lumaOnly: true),
+            oneShot.width == last.width, oneShot.height == last.height
+        {
+            final = oneShot
+            report.matchesOneShotDecode = oneShot == last
+        }
 
-        // Quality of every scan against the final picture (or, for a truncated file, against
-        // the last picture it can show), measured together once the scans are rendered, with
-        // the other pictures asked for when there is a final picture.
+        // Quality of every scan against the final picture (or, for a file that cannot be decoded
+        // whole, against the last picture it can show), measured together once the scans are
+        // rendered, with the other pictures asked for when there is a final picture.
         var otherSSIMs: [Double?] = []
-        if let reference = rendered.lumas.last {
+        if let reference = final?.luma() ?? rendered.lumas.last {
             let otherPlanes = final.map { others(PixelSize(width: $0.width, height: $0.height)) } ?? []
             let ssims = ImageQuality.ssim(
                 present: rendered.lumas + otherPlanes, reference: reference, width: decoder.state.width,
@@ -231,13 +235,13 @@ package struct ProgressiveReplay: Sendable {
     /// The checks on a finished replay: scan count, first paint, rising quality.
     private func findings(in report: ReplayReport, structure: JPEGStructure) -> [ReplayReport.Problem] {
         var problems: [ReplayReport.Problem] = []
-        func problem(_ kind: String, _ message: String) {
+        func problem(_ kind: ReplayReport.Problem.Kind, _ message: String) {
             problems.append(ReplayReport.Problem(kind: kind, message: message))
         }
         if let expected = options.expectedScans, report.scans.count != expected,
-            !report.problems.contains(where: { $0.kind == "truncated" })
+            !report.problems.contains(where: { $0.kind == .truncated })
         {
-            problem("scan-count", "\(report.scans.count) scans, expected \(expected)")
+            problem(.scanCount, "\(report.scans.count) scans, expected \(expected)")
         }
         // The budget is a property of the file: the byte after which the first picture can be
         // shown, whatever the chunk size of the delivery. A first picture that arrives within
@@ -246,14 +250,14 @@ package struct ProgressiveReplay: Sendable {
             share > options.firstPaintBudget, offset > ReplaySettings.firstRoundTripBytes
         {
             problem(
-                "first-paint",
+                .firstPaint,
                 "the first picture can show only after \(percent(share)) of the file, over the budget of \(percent(options.firstPaintBudget))"
             )
         }
         for (previous, next) in Self.lumaSteps(report.scans, structure: structure)
         where Self.isWorse(next, than: previous) {
             problem(
-                "quality",
+                .quality,
                 "scan \(next.scan) is further from the final picture than scan \(previous.scan) (PSNR \(next.psnr) dB after \(previous.psnr), SSIM \(next.ssim) after \(previous.ssim))"
             )
         }

@@ -22,12 +22,24 @@ package struct ReplayReport: Sendable, Equatable, Codable {
 
     /// A finding that makes the replay fail.
     package struct Problem: Sendable, Equatable, Codable {
-        /// A short identifier: "too-many-scans", "truncated", "corrupt-data", "scan-count",
-        /// "first-paint", "quality", "malformed", "arithmetic-coding", "undecodable".
-        package var kind: String
+        /// What kind of finding it is; its raw value is what `--json` prints.
+        package enum Kind: String, Sendable, CaseIterable, Codable {
+            case tooManyScans = "too-many-scans"
+            case tooManyPixels = "too-many-pixels"
+            case malformed
+            case arithmeticCoding = "arithmetic-coding"
+            case truncated
+            case undecodable
+            case corruptData = "corrupt-data"
+            case scanCount = "scan-count"
+            case firstPaint = "first-paint"
+            case quality
+        }
+
+        package var kind: Kind
         package var message: String
 
-        package init(kind: String, message: String) {
+        package init(kind: Kind, message: String) {
             self.kind = kind
             self.message = message
         }
@@ -44,9 +56,9 @@ package struct ReplayReport: Sendable, Equatable, Codable {
     /// The chunk boundary at which an app fed in chunks shows its first picture.
     package var firstShownAt: Int?
     /// True when the last paint is the final picture, the one a one-shot decode of the whole file
-    /// gives, pixel for pixel: the file is complete and libjpeg rendered every scan after reading
-    /// all of it (its render of the last scan is then that picture; the tests check it against
-    /// djpeg's).
+    /// gives, pixel for pixel: the replay's render of its last scan, once libjpeg has read the
+    /// whole file, is compared with a separate one-shot decode (libjpeg reading the file in one
+    /// go). False for a file that is truncated or cannot be decoded whole.
     package var matchesOneShotDecode: Bool
     package var problems: [Problem]
 

@@ -130,7 +130,7 @@ package final class FrameGallery: FrameCollecting, @unchecked Sendable {
             }
             html += "</div>\n"
             for problem in report.problems {
-                html += "<p class=\"problem\">\(escape(problem.kind)): \(escape(problem.message))</p>\n"
+                html += "<p class=\"problem\">\(escape(problem.kind.rawValue)): \(escape(problem.message))</p>\n"
             }
             for timeline in replay.timelines {
                 html += "<table><tr><th colspan=\"4\">\(escape(timeline.profile.summary))</th></tr>"

@@ -84,7 +84,7 @@ package struct ReportPage: Sendable {
             rows: build.failed.map { [$0.source, $0.reason] })
         html += Self.table(
             id: "problems", title: "Problems found by ladder verify", headers: ["file", "kind", "what"],
-            rows: (verification?.problems ?? []).map { [$0.path, $0.kind, $0.message] })
+            rows: (verification?.problems ?? []).map { [$0.path, $0.kind.rawValue, $0.message] })
 
         let savings = FormatSavings(manifest)
         var savingRows: [[String]] = []

@@ -25,6 +25,7 @@ import LadderManifest
 ///     failure-sha1 <source path> <sha1>  (the SHA1 of a failed source's bytes)
 ///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
 ///     recipe <variant> <fingerprint>                  (belongs to the shard above)
+///     recipe-lines <fingerprint> <line>...            (what a fingerprint stands for)
 struct ManifestSnapshot: Equatable {
     /// SHA1 of the manifest file's bytes that `manifest` was read from or written as.
     var manifestSHA1: String
@@ -79,6 +80,9 @@ struct ManifestSnapshot: Equatable {
             ])
             for name in shard.recipes.keys.sorted() { out.record(["recipe", name, shard.recipes[name]!]) }
         }
+        for fingerprint in (manifest.recipes ?? [:]).keys.sorted() {
+            out.record(["recipe-lines", fingerprint] + manifest.recipes![fingerprint]!)
+        }
         return out.bytes
     }
 
@@ -101,6 +105,7 @@ struct ManifestSnapshot: Equatable {
         var failures: [String: String] = [:]
         var failureSHA1: [String: String] = [:]
         var shard: Manifest.Shard?
+        var recipes: [String: [String]] = [:]
         var current: (sha1: String, entry: Manifest.ImageEntry)?
         func finishImage() {
             if let current { images[current.sha1] = current.entry }
@@ -176,6 +181,10 @@ struct ManifestSnapshot: Equatable {
             case ("recipe", 2):
                 guard shard != nil, let name = values[0].text, let fingerprint = values[1].text else { return nil }
                 shard!.recipes[name] = fingerprint
+            case ("recipe-lines", 1...):
+                let texts = values.compactMap(\.text)
+                guard texts.count == values.count, recipes[texts[0]] == nil else { return nil }
+                recipes[texts[0]] = Array(texts.dropFirst())
             default:
                 return nil
             }
@@ -184,7 +193,8 @@ struct ManifestSnapshot: Equatable {
         guard let version, let generator else { return nil }
         manifest = Manifest(
             version: version, generator: generator, images: images, failures: failures,
-            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, shard: shard)
+            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, shard: shard, recipes: recipes.isEmpty ? nil : recipes
+        )
 
     }
 

@@ -14,8 +14,9 @@ import LadderImaging
 final class ReplayCache: @unchecked Sendable {
     // @unchecked: `used` is guarded by its lock; the rest is immutable.
 
-    /// Bump when what a replay measures changes, so that older entries are not reused.
-    static let revision = 1
+    /// Bump when what a replay measures changes, so that older entries are not reused
+    /// (revision 2 measures every scan against a one-shot decode of the file).
+    static let revision = 2
 
     /// What is cached for one image: its replay report and the rungs of its ladder timeline.
     struct Entry: Codable, Equatable {

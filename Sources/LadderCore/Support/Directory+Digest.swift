@@ -9,6 +9,15 @@ extension Directory {
     package static func digest(
         ofFileAtPath path: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
     ) throws(FileSystemError) -> (hex: String, bytes: Int) {
+        let (hex, bytes, _) = try digest(ofFileAtPath: path, algorithm, limit: limit, keepingFirst: 0)
+        return (hex, bytes)
+    }
+
+    /// The digest and size of the regular file at `path`, and its first `head` bytes (fewer when
+    /// the file is shorter), kept from the same read.
+    package static func digest(
+        ofFileAtPath path: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max, keepingFirst head: Int
+    ) throws(FileSystemError) -> (hex: String, bytes: Int, head: [UInt8]) {
         // Opening a normalized path itself follows the links of its folders and not a link at
         // its end, as opening its folder and then the name does, without opening the folder.
         let file =
@@ -16,10 +25,13 @@ extension Directory {
             ? openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
         guard file >= 0 else {
             // Opened again through its folder, so that a failure is reported as it always was.
-            return try Self.open(FilePath.parent(path)).digest(of: FilePath.name(path), algorithm, limit: limit)
+            let folder = try Self.open(FilePath.parent(path))
+            let reopened = try folder.openForReading(FilePath.name(path))
+            defer { close(reopened) }
+            return try digest(ofOpen: reopened, path: path, algorithm, limit: limit, keepingFirst: head)
         }
         defer { close(file) }
-        return try digest(ofOpen: file, path: path, algorithm, limit: limit)
+        return try digest(ofOpen: file, path: path, algorithm, limit: limit, keepingFirst: head)
     }
 
     /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
@@ -32,13 +44,16 @@ extension Directory {
     ) {
         let file = try openForReading(name)
         defer { close(file) }
-        return try Self.digest(ofOpen: file, path: FilePath.join(path, name), algorithm, limit: limit)
+        let (hex, bytes, _) = try Self.digest(
+            ofOpen: file, path: FilePath.join(path, name), algorithm, limit: limit, keepingFirst: 0)
+        return (hex, bytes)
     }
 
-    /// The digest and size of the open file `file`, whose path is `filePath` (for messages).
+    /// The digest and size of the open file `file`, whose path is `filePath` (for messages), and
+    /// its first `head` bytes.
     private static func digest(
-        ofOpen file: Int32, path filePath: String, _ algorithm: Checksum.Algorithm, limit: Int
-    ) throws(FileSystemError) -> (hex: String, bytes: Int) {
+        ofOpen file: Int32, path filePath: String, _ algorithm: Checksum.Algorithm, limit: Int, keepingFirst head: Int
+    ) throws(FileSystemError) -> (hex: String, bytes: Int, head: [UInt8]) {
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", filePath) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -47,6 +62,7 @@ extension Directory {
         try Self.checkSize(Int(info.st_size), limit: limit, path: filePath)
         var checksum = Checksum(algorithm)
         var total = 0
+        var kept: [UInt8] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(
             byteCount: Self.digestBufferBytes, alignment: MemoryLayout<UInt64>.alignment)
         defer { buffer.deallocate() }
@@ -58,10 +74,11 @@ extension Directory {
             }
             if count == 0 { break }
             checksum.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if kept.count < head { kept += buffer[0..<min(count, head - kept.count)] }
             total += count
             // The file grew past the limit while being read.
             try Self.checkSize(total, limit: limit, path: filePath)
         }
-        return (checksum.hexDigest(), total)
+        return (checksum.hexDigest(), total, kept)
     }
 }

@@ -21,7 +21,7 @@ package protocol SourceRendering: Sendable {
 package struct VariantRenderer: SourceRendering {
     /// How smaller variants are resized from larger pictures. Part of every variant's
     /// fingerprint (`RecipeFingerprint`), so changing it makes existing variants again.
-    package static let resampling = Image.Resampling.lanczos3
+    package static let resampling = RendererIdentity.current.resampling
 
     /// The resampling this renderer uses; `VariantRenderer.resampling` unless a test asks
     /// for another.
@@ -60,21 +60,18 @@ package struct VariantRenderer: SourceRendering {
 
             let targets = variants.map { ($0, $0.size(for: upright)) }
             // The decode only needs to be as large as the largest variant, measured by its scale.
-            let base =
-                targets.map(\.1).max { $0.width * upright.height < $1.width * upright.height }
-                ?? upright
+            let base = VariantRecipe.decodeSize(for: variants, source: upright)
             let exif = header.exif?.encodedBlock(keeping: settings.keep)
             // Each variant is resized from the decoded picture itself, never from a smaller
             // variant: an 8-bit picture between two resizes clips the ringing of Lanczos3 around
             // hard edges at black and white, and the second resize turns what was clipped into
             // grey. What that costs and gains against the chain 2560 -> 640 -> 160 is in
-            // docs/BENCHMARKS.md, "Choosing the resampling". Largest first, so that the
-            // placeholder comes from the smallest picture.
+            // docs/BENCHMARKS.md, "Choosing the resampling". The placeholder is made last, of the
+            // smallest variant's file.
             // Every picture is made and encoded as far as it needs pixels, and released, before
             // any script is chosen: the choice works on coefficients alone, so a worker never
             // holds the decoded picture and the coefficients at once.
             var pending: [(VariantRecipe, PixelSize, bands: Int, PartlyEncodedVariant, [RenderedSibling])] = []
-            let placeholder: Placeholder
             let isTransparent: Bool
             do {
                 // Exactly the planned size, each side scaled by its own factor (as the reference
@@ -84,19 +81,16 @@ package struct VariantRenderer: SourceRendering {
                     strictness: settings.limits.failOn)
                 bytes = []
                 isTransparent = transparent
-                var smallest = picture
                 for (recipe, size) in targets.sorted(by: { $0.1.pixelCount > $1.1.pixelCount }) {
                     var image = picture
                     if picture.size != size {
                         image = try picture.resized(to: size, with: resampling).inMemory()
-                        smallest = image
                     }
                     let partial = try recipe.startEncoding(image, exif: exif)
                     // WebP and AVIF from the same picture as the JPEG, while it is in memory.
                     let siblings = try SiblingEncoder(recipe: recipe).encodePictureSiblings(image)
                     pending.append((recipe, size, image.bands, partial, siblings))
                 }
-                placeholder = try Placeholder(of: smallest)
             }
             var rendered: [RenderedVariant] = []
             for (recipe, size, bands, partial, pictureSiblings) in pending {
@@ -110,7 +104,9 @@ package struct VariantRenderer: SourceRendering {
                         skippedSiblings: siblings.skipped))
             }
             var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
-            facts.placeholder = placeholder
+            let smallest = PlaceholderInput.source(
+                of: rendered.map { ($0.name, $0.size.width, $0.size.height, $0.bytes) })
+            if let smallest { facts.placeholder = try Placeholder(ofVariant: smallest.variant) }
             return RenderedSource(facts: facts, variants: rendered)
 
         } catch {

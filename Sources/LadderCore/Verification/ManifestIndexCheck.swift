@@ -13,7 +13,7 @@ struct ManifestIndexCheck {
         let writer = ManifestIndexWriter(
             manifestFolder: folder, manifestName: FilePath.name(configuration.manifestPath))
         return writer.problems(for: manifest).map {
-            VerificationProblem(path: base == "." ? $0.path : base + "/" + $0.path, kind: "index", message: $0.message)
+            VerificationProblem(path: base == "." ? $0.path : base + "/" + $0.path, kind: .index, message: $0.message)
         }
     }
 }

@@ -15,7 +15,7 @@ struct ScanEndsCheck {
 
     func problems() -> [VerificationProblem] {
         func problem(_ message: String) -> [VerificationProblem] {
-            [VerificationProblem(path: label, kind: "scan-ends", message: message, image: image)]
+            [VerificationProblem(path: label, kind: .scanEnds, message: message, image: image)]
         }
         guard let listed = entry.scanEnds else {
             return entry.progressive

@@ -21,66 +21,49 @@ struct SiblingCheck {
     /// The rung's manifest entry, whose `formats` are checked.
     let rung: Manifest.VariantEntry
     let image: String
-    var limits = DecodeLimits()
-    var deep = false
-    /// Where the output folder's files are, and how paths in the manifest reach them.
-    let folders: OutputFolders
-    let prefix: String
-    let outputLabel: String
+    /// The image phase it is part of: the limits, `--deep`, and how files are found and read.
+    let phase: ImagePhase
+
+    private var limits: DecodeLimits { phase.configuration.limits }
+    private var deep: Bool { phase.deep }
 
     func problems() -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
         for name in (rung.formats ?? [:]).keys.sorted() {
             guard let sibling = rung.formats?[name] else { continue }
-            let relative = prefix.isEmpty ? sibling.path : FilePath.relative(sibling.path, to: prefix)
-            let label = relative.map { outputLabel + "/" + $0 } ?? sibling.path
-            func problem(_ kind: String, _ message: String) {
+            let label = phase.label(sibling.path)
+            func problem(_ kind: ProblemKind, _ message: String) {
                 problems.append(VerificationProblem(path: label, kind: kind, message: message, image: image))
             }
-            guard let relative else {
-                problem("unsafe-path", "the path lies outside the output folder \(outputLabel)")
+            guard let relative = phase.relative(sibling.path) else {
+                problem(.unsafePath, "the path lies outside the output folder \(phase.outputLabel)")
                 continue
             }
             guard let format = SiblingFormat(rawValue: name), recipe.formats.contains(format) else {
+                let asked = recipe.formats.isEmpty ? "none" : recipe.formats.map(\.rawValue).joined(separator: ", ")
                 problem(
-                    "unknown-format",
-                    "the manifest lists a \(name) sibling, but pipeline.json's \(recipe.name) asks for \(recipe.formats.isEmpty ? "none" : recipe.formats.map(\.rawValue).joined(separator: ", "))"
-                )
+                    .unknownFormat,
+                    "the manifest lists a \(name) sibling, but pipeline.json's \(recipe.name) asks for \(asked)")
                 continue
             }
-            guard let bytes = read(relative, recorded: sibling.bytes, problem: problem) else { continue }
+            guard let bytes = phase.read(relative, label: label, recorded: sibling.bytes, problem: problem) else {
+                continue
+            }
             check(bytes, format: format, sibling: sibling, problem: problem)
         }
         return problems
     }
 
-    /// Reads the file, never more than the build would read.
-    private func read(_ relative: String, recorded: Int, problem: (String, String) -> Void) -> [UInt8]? {
-        do {
-            let (folder, name) = try folders.folder(of: relative)
-            return try folder.readFile(name, limit: limits.maxFileBytes)
-        } catch {
-            switch error.code {
-            case ENOENT: problem("missing", "the file does not exist")
-            case 0 where error.reason.contains("over the limit"):
-                problem(
-                    "over-limits", "\(error.reason) (limits.maxFileBytes); not read, the manifest says \(recorded) bytes")
-            case 0: problem("missing", error.reason)
-            default: problem("unreadable", error.reason)
-            }
-            return nil
-        }
-    }
-
     private func check(
-        _ bytes: [UInt8], format: SiblingFormat, sibling: Manifest.FormatEntry, problem: (String, String) -> Void
+        _ bytes: [UInt8], format: SiblingFormat, sibling: Manifest.FormatEntry, problem: (ProblemKind, String) -> Void
     ) {
         if bytes.count != sibling.bytes {
-            problem("size", "the file has \(bytes.count) bytes, the manifest says \(sibling.bytes)")
+            problem(.size, "the file has \(bytes.count) bytes, the manifest says \(sibling.bytes)")
         }
         let digest = Checksum.hex(.sha256, of: bytes)
         if digest != sibling.sha256 {
-            problem("checksum", "SHA-256 \(digest.prefix(16))… differs from the manifest's \(sibling.sha256.prefix(16))…")
+            problem(
+                .checksum, "SHA-256 \(digest.prefix(16))… differs from the manifest's \(sibling.sha256.prefix(16))…")
         }
         let intact = bytes.count == sibling.bytes && digest == sibling.sha256
         guard let claimed = Self.signatureProblem(bytes, format: format) else {
@@ -91,18 +74,18 @@ struct SiblingCheck {
             }
             return
         }
-        problem("undecodable", claimed)
+        problem(.siblingUndecodable, claimed)
     }
 
     /// WebP and AVIF: the header through libvips' loader for the format, then the pixels.
     private func checkPicture(
-        _ bytes: [UInt8], format: SiblingFormat, intact: Bool, problem: (String, String) -> Void
+        _ bytes: [UInt8], format: SiblingFormat, intact: Bool, problem: (ProblemKind, String) -> Void
     ) {
         let header: ImageHeader
         do {
             header = try ImageHeader(reading: bytes)
         } catch {
-            problem("undecodable", "not a readable \(format.rawValue.uppercased()) file: \(error.reason)")
+            problem(.siblingUndecodable, "not a readable \(format.rawValue.uppercased()) file: \(error.reason)")
             return
         }
         guard sizeHolds(header.storedSize, problem: problem) else { return }
@@ -111,18 +94,18 @@ struct SiblingCheck {
             let picture = try Image(decoding: bytes)
             if picture.size != header.storedSize {
                 problem(
-                    "dimensions",
+                    .siblingDimensions,
                     "the decoder gives \(picture.width)x\(picture.height), the header says \(header.storedSize.width)x\(header.storedSize.height)"
                 )
             }
         } catch {
-            problem("undecodable", error.reason)
+            problem(.siblingUndecodable, error.reason)
         }
     }
 
     /// JPEG XL: the JPEG it rebuilds must be the rung's, byte for byte; with `deep` (or when the
     /// file is not the recorded one) its pixels are decoded too.
-    private func checkJPEGXL(_ bytes: [UInt8], intact: Bool, problem: (String, String) -> Void) {
+    private func checkJPEGXL(_ bytes: [UInt8], intact: Bool, problem: (ProblemKind, String) -> Void) {
         let jxlLimits = JPEGXL.Limits(
             maxPixels: limits.maxPixels, maxSide: limits.maxSide, maxMemoryBytes: limits.decoderMemoryBytes,
             maxOutputBytes: limits.maxFileBytes)
@@ -132,33 +115,34 @@ struct SiblingCheck {
             let rebuilt = Checksum.hex(.sha256, of: jpeg)
             if rebuilt != rung.sha256 {
                 problem(
-                    "jxl-reconstruction",
+                    .jxlReconstruction,
                     "the JPEG it rebuilds (\(jpeg.count) bytes, SHA-256 \(rebuilt.prefix(16))…) is not the rung the manifest records (\(rung.bytes) bytes, SHA-256 \(rung.sha256.prefix(16))…)"
                 )
             }
             if deep || !intact { _ = try JPEGXL.decodedSize(of: bytes, limits: jxlLimits) }
         } catch {
-            problem("undecodable", error.reason)
+            problem(.siblingUndecodable, error.reason)
         }
     }
 
     /// The declared size must be the rung's, inside the recipe's box and within the limits;
     /// false when the file must not be decoded.
-    private func sizeHolds(_ size: PixelSize, problem: (String, String) -> Void) -> Bool {
+    private func sizeHolds(_ size: PixelSize, problem: (ProblemKind, String) -> Void) -> Bool {
         var holds = true
         if let reason = limits.sizeProblem(width: size.width, height: size.height) {
-            problem("over-limits", reason + "; not decoded")
+            problem(.overLimits, reason + "; not decoded")
             holds = false
         }
         if size.width > recipe.maxWidth || size.height > recipe.maxHeight {
             problem(
-                "too-large",
+                .tooLarge,
                 "\(size.width)x\(size.height) does not fit the \(recipe.maxWidth)x\(recipe.maxHeight) box; not decoded")
             holds = false
         }
         if size.width != rung.width || size.height != rung.height {
             problem(
-                "dimensions", "the image is \(size.width)x\(size.height), its JPEG rung \(rung.width)x\(rung.height)")
+                .siblingDimensions,
+                "the image is \(size.width)x\(size.height), its JPEG rung \(rung.width)x\(rung.height)")
         }
         return holds
     }

@@ -36,43 +36,43 @@ struct VariantCheck {
 
     func check() -> Outcome {
         var problems: [VerificationProblem] = []
-        func problem(_ kind: String, _ message: String) {
+        func problem(_ kind: ProblemKind, _ message: String) {
             problems.append(VerificationProblem(path: label, kind: kind, message: message, image: image))
         }
         if bytes.count != entry.bytes {
-            problem("size", "the file has \(bytes.count) bytes, the manifest says \(entry.bytes)")
+            problem(.size, "the file has \(bytes.count) bytes, the manifest says \(entry.bytes)")
         }
         let digest = Checksum.hex(.sha256, of: bytes)
         if digest != entry.sha256 {
-            problem("checksum", "SHA-256 \(digest.prefix(16))… differs from the manifest's \(entry.sha256.prefix(16))…")
+            problem(.checksum, "SHA-256 \(digest.prefix(16))… differs from the manifest's \(entry.sha256.prefix(16))…")
         }
         let intact = bytes.count == entry.bytes && digest == entry.sha256
         let structure: JPEGStructure
         do {
             structure = try JPEGStructure(parsing: bytes, scanLimit: min(limits.maxScans, ScanScript.maximumScans))
         } catch {
-            problem("undecodable", "not a readable JPEG: \(error)")
+            problem(.undecodable, "not a readable JPEG: \(error)")
             return Outcome(problems: problems, sha256: digest, decodable: false, structure: nil)
         }
         if structure.width != entry.width || structure.height != entry.height {
             problem(
-                "dimensions",
+                .dimensions,
                 "the image is \(structure.width)x\(structure.height), the manifest says \(entry.width)x\(entry.height)")
         }
         let fitsBox = structure.width <= recipe.maxWidth && structure.height <= recipe.maxHeight
         if !fitsBox {
             problem(
-                "too-large",
+                .tooLarge,
                 "\(structure.width)x\(structure.height) does not fit the \(recipe.maxWidth)x\(recipe.maxHeight) box; not decoded"
             )
         }
         var withinLimits = true
         if let reason = limits.sizeProblem(width: structure.width, height: structure.height) {
             withinLimits = false
-            problem("over-limits", reason)
+            problem(.overLimits, reason)
         }
         if structure.endOfImage == nil {
-            problem("undecodable", "the file ends before its end-of-image marker (truncated)")
+            problem(.undecodable, "the file ends before its end-of-image marker (truncated)")
         }
         let decodable = fitsBox && withinLimits
         if decodable && (deep || !intact) {
@@ -86,44 +86,44 @@ struct VariantCheck {
 
     /// Decodes the file, and reads its entropy-coded data to the end of image counting
     /// libjpeg's warnings (damage a decoder of the pixels alone can pass over).
-    private func decode(_ structure: JPEGStructure, problem: (String, String) -> Void) {
+    private func decode(_ structure: JPEGStructure, problem: (ProblemKind, String) -> Void) {
         do {
             let pixels = try DecodedPixels(decodingJPEG: bytes)
             if pixels.width != structure.width || pixels.height != structure.height {
                 problem(
-                    "dimensions",
+                    .dimensions,
                     "the decoder gives \(pixels.width)x\(pixels.height), the frame header says \(structure.width)x\(structure.height)"
                 )
             }
             let read = try JPEGEntropyRead(reading: bytes, memoryLimit: limits.decoderMemoryBytes)
             if read.warnings > 0 {
                 problem(
-                    "damaged",
+                    .damaged,
                     "libjpeg raised \(read.warnings) warning(s) reading to the end of the image: \(read.lastWarning ?? "no text")"
                 )
             }
         } catch {
-            problem("undecodable", error.reason)
+            problem(.undecodable, error.reason)
         }
     }
 
     /// Only Huffman coding: arithmetic-coded JPEGs (SOF9 to SOF15) are not shown by browsers,
     /// whatever their scans.
-    private func checkCoding(_ structure: JPEGStructure, problem: (String, String) -> Void) {
+    private func checkCoding(_ structure: JPEGStructure, problem: (ProblemKind, String) -> Void) {
         guard structure.isArithmetic else { return }
         problem(
-            "arithmetic-coding",
+            .arithmeticCoding,
             "an arithmetic-coded JPEG (SOF\(Int(structure.frameMarker) - 0xC0)): browsers cannot show it; the recipe asks for Huffman coding (SOF\(recipe.progressive == nil ? "0" : "2"))"
         )
     }
 
     /// `recordedFile` is true when the file is the one the manifest recorded (same SHA-256), so
     /// that a disagreement between the manifest and the file is worth its own report.
-    private func checkScans(_ structure: JPEGStructure, recordedFile: Bool, problem: (String, String) -> Void) {
+    private func checkScans(_ structure: JPEGStructure, recordedFile: Bool, problem: (ProblemKind, String) -> Void) {
         if let progressive = recipe.progressive {
             guard structure.isProgressive else {
                 problem(
-                    "not-progressive",
+                    .notProgressive,
                     "a baseline JPEG, but the recipe asks for \(progressive.scanCount) progressive scans")
                 return
             }
@@ -131,44 +131,53 @@ struct VariantCheck {
                 structure.scans.map(\.script), components: structure.components.count,
                 recorded: recordedFile ? entry.script : nil)
             {
-                problem(mismatch.kind, mismatch.message)
+                // Scans/ speaks of two kinds of mismatch: the count, or the script.
+                problem(mismatch.kind == ProblemKind.scanCount.rawValue ? .scanCount : .scanScript, mismatch.message)
             }
         } else if structure.isProgressive {
             problem(
-                "not-baseline",
+                .notBaseline,
                 "a progressive JPEG with \(structure.scans.count) scans, but the recipe asks for a baseline one")
         }
         if recordedFile, entry.scans != structure.scans.count || entry.progressive != structure.isProgressive {
             problem(
-                "scan-count",
+                .scanCount,
                 "the manifest says \(entry.progressive ? "progressive" : "baseline") with \(entry.scans) scans, the file has \(structure.scans.count)"
             )
         }
     }
 
-    private func checkMetadata(_ structure: JPEGStructure, problem: (String, String) -> Void) {
+    private func checkMetadata(_ structure: JPEGStructure, problem: (ProblemKind, String) -> Void) {
         for segment in structure.applicationSegments {
             switch (segment.marker, segment.signature) {
             case (0xE0, "JFIF"):
                 continue
             case (0xE1, "Exif"):
                 let payload = Array(bytes[(segment.offset + 4)..<(segment.offset + segment.length)])
-                guard let exif = ExifMetadata(parsing: payload) else { continue }
-                if exif.hasGPS { problem("gps", "the EXIF block holds GPS data") }
+                // ladder writes its EXIF with libexif: a block libexif cannot read is not one it
+                // wrote, and what it holds cannot be vouched for.
+                guard let exif = ExifMetadata(parsing: payload) else {
+                    problem(
+                        .metadata,
+                        "an EXIF block (\(payload.count) bytes) that libexif cannot read, so the metadata policy cannot be checked; ladder writes only EXIF that libexif reads"
+                    )
+                    continue
+                }
+                if exif.hasGPS { problem(.gps, "the EXIF block holds GPS data") }
                 if let orientation = exif.orientation, orientation != 1 {
                     problem(
-                        "orientation",
+                        .orientation,
                         "EXIF orientation \(orientation): the pixels must be upright and the tag 1 or absent")
                 }
-                if exif.hasThumbnail { problem("metadata", "the EXIF block holds a thumbnail") }
+                if exif.hasThumbnail { problem(.metadata, "the EXIF block holds a thumbnail") }
                 let extra = exif.fields.keys.filter { !keep.contains($0) }.map(\.rawValue).sorted()
                 if !extra.isEmpty {
-                    problem("metadata", "EXIF tags outside metadata.keep: \(extra.joined(separator: ", "))")
+                    problem(.metadata, "EXIF tags outside metadata.keep: \(extra.joined(separator: ", "))")
                 }
             default:
                 let name = segment.signature.isEmpty ? "unnamed" : segment.signature
                 problem(
-                    "metadata", "an APP\(Int(segment.marker) - 0xE0) segment (\(name)) that the metadata policy removes"
+                    .metadata, "an APP\(Int(segment.marker) - 0xE0) segment (\(name)) that the metadata policy removes"
                 )
             }
         }

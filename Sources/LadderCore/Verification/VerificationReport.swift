@@ -2,14 +2,13 @@
 package struct VerificationProblem: Sendable, Equatable, Codable {
     /// The file (or manifest location) concerned.
     package var path: String
-    /// A short identifier of the kind of problem, for example "missing", "checksum",
-    /// "scan-count", "gps", "stale", "orphan", "budget".
-    package var kind: String
+    /// What kind of problem it is ("missing", "checksum", "scan-count"...).
+    package var kind: ProblemKind
     package var message: String
     /// The SHA1 of the image concerned, when there is one.
     package var image: String?
 
-    package init(path: String, kind: String, message: String, image: String? = nil) {
+    package init(path: String, kind: ProblemKind, message: String, image: String? = nil) {
         self.path = path
         self.kind = kind
         self.message = message
@@ -43,12 +42,9 @@ package struct VerificationReport: Sendable, Equatable {
 
     package var isOK: Bool { problems.isEmpty }
 
-    /// The problem kinds that mean a file exists but could not be read (permissions, I/O).
-    package static let readFailureKinds: Set<String> = [Verifier.unreadable, "source-unreadable"]
-
     /// True when some file could not be read, so that the verdict is incomplete: verify exits
     /// 74 then, rather than 1.
-    package var hasReadFailures: Bool { problems.contains { Self.readFailureKinds.contains($0.kind) } }
+    package var hasReadFailures: Bool { problems.contains { $0.kind.isReadFailure } }
 
     /// The median share of a full-size file after which its first picture shows.
     package var medianFirstPaintShare: Double? { median(replays.compactMap { $0.report.firstPaintShare }) }

@@ -223,6 +223,7 @@ extension WorkerPool {
         private let pixelBudget: Int
         private var running = 0
         private var pixelsInFlight = 0
+        private var waiting = 0
         private var idle: [Idle] = []
 
         package init(slots: Int, pixelBudget: Int) {
@@ -241,11 +242,21 @@ extension WorkerPool {
 
         /// With the lock held: waits until there is room for `pixels` more, and counts them.
         private func waitForRoom(pixels: Int) {
+            waiting += 1
             while running >= slots || (running > 0 && pixelsInFlight + pixels > pixelBudget) {
                 condition.wait()
             }
+            waiting -= 1
             running += 1
             pixelsInFlight += pixels
+        }
+
+        /// How many renders are waiting for room: what tests observe, instead of guessing how
+        /// long a render takes to be held back.
+        package var waitingRenders: Int {
+            condition.lock()
+            defer { condition.unlock() }
+            return waiting
         }
 
         /// Counts a render of `pixels` pixels as finished.

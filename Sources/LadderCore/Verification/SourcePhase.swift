@@ -1,0 +1,90 @@
+import LadderImaging
+import LadderManifest
+
+/// The source phase of `ladder verify`: the current source files are walked and hashed (while
+/// the manifest is read), then held to the manifest: every source is built under its current
+/// SHA1 or accounted for as failed, and every source the manifest lists still exists.
+struct SourcePhase {
+    let configuration: PipelineConfiguration
+
+    /// The current source files, to be hashed by `SourceDigests.hashNext()`, or the problem
+    /// that stops the walk.
+    func walk() -> Verifier.Step<SourceDigests> {
+        do {
+            let files = try SourceWalker(configuration: configuration).walk().files
+            return .done(SourceDigests(files: files, formats: configuration.limits.formats))
+        } catch {
+            return .stopped(VerificationProblem(path: error.path, kind: .sourceUnreadable, message: error.description))
+        }
+    }
+
+    /// Every current source must be in the manifest under its current content, and every
+    /// source the manifest names must still be there; a source that failed to build is a problem.
+    func problems(_ manifest: Manifest, _ digests: SourceDigests) -> [VerificationProblem] {
+        var problems: [VerificationProblem] = []
+        let files = digests.files
+        // Paths by their bytes: Swift's strings compare names that differ only by Unicode
+        // normalization equal, while they are two files here (see `SourceWalker`).
+        var listed: [[UInt8]: String] = [:]
+        for (key, entry) in manifest.images { for path in entry.sources { listed[Array(path.utf8)] = key } }
+
+        for (file, digest) in zip(files, digests.results) {
+            switch digest {
+            case .failure(let error)?:
+                problems.append(
+                    VerificationProblem(path: file.path, kind: .sourceUnreadable, message: error.description))
+            case .success(let sha1)?:
+                if manifest.failures[file.path] != nil {
+                    // Accounted for, while it has the bytes that failed: the build said why.
+                    if let failed = manifest.failureSHA1?[file.path], failed != sha1 {
+                        problems.append(
+                            VerificationProblem(
+                                path: file.path, kind: .stale,
+                                message: "the source failed to build and has changed since; run ladder build"))
+                    }
+                    continue
+                }
+                let recorded = listed[Array(file.path.utf8)]
+                if recorded == sha1 {
+                    continue
+                } else if recorded != nil {
+                    problems.append(
+                        VerificationProblem(
+                            path: file.path, kind: .stale,
+                            message: "the source changed since the build; run ladder build"
+                        ))
+                } else {
+                    problems.append(
+                        VerificationProblem(
+                            path: file.path, kind: .stale,
+                            message: "the source was added since the build; run ladder build"))
+                }
+            case nil:
+                continue
+            }
+        }
+        let present = Set(files.map { Array($0.path.utf8) })
+        let named = Set(listed.keys).union(manifest.failures.keys.map { Array($0.utf8) })
+        for path in named where !present.contains(path) {
+            problems.append(
+                VerificationProblem(
+                    path: String(decoding: path, as: UTF8.self), kind: .stale,
+                    message: "the manifest lists a source that no longer exists; run ladder build",
+                    image: listed[path]))
+        }
+        return problems
+    }
+
+    /// For every image, the first of its sources (by path) that still has its bytes, with what
+    /// its header said: what its sizes and transparency are held to.
+    func representatives(_ manifest: Manifest, _ digests: SourceDigests) -> [String: (SourceFile, SourceHeader.Read)] {
+        var found: [String: (SourceFile, SourceHeader.Read)] = [:]
+        for ((file, digest), header) in zip(zip(digests.files, digests.results), digests.headerReads) {
+            guard case .success(let sha1)? = digest, found[sha1] == nil, let entry = manifest.images[sha1],
+                entry.sources.contains(file.path), let header
+            else { continue }
+            found[sha1] = (file, header)
+        }
+        return found
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import LadderCore
+import LadderImaging
+import LadderManifest
+import Testing
+
+/// verify's checks that once could not fail, each held to what it must find.
+@Suite("Verify checks")
+struct VerifyChecksTests {
+    static func save(_ manifest: Manifest, in folder: TemporaryDirectory) throws {
+        try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        _ = try ManifestIndexWriter(manifestFolder: Directory.open(folder.path("build/variants"))).write(manifest)
+    }
+
+    @Test(
+        "a build with a custom scan script writes exactly that script, as djpeg reads it, and verifies",
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
+    func customScript() throws {
+        // Cloudinary's "semi-progressive" script for colour, the jpgcrush one for grayscale.
+        let color = "0,1,2: 0-0,0,0; 0: 1-9,0,0; 2: 1-63,0,0; 1: 1-63,0,0; 0: 10-63,0,0;"
+        let grayscale = "0: 0-0,0,0; 0: 1-8,0,2; 0: 9-63,0,2; 0: 1-63,2,1; 0: 1-63,1,0;"
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.gradientJPEG(width: 900, height: 600), to: "photos/colour.jpg")
+        try folder.write(TestImages.grayscaleJPEG(width: 500, height: 400), to: "photos/grey.jpg")
+        try Pipelines.write(
+            #"{"sources": ["photos"], "variants": {"full": {"maxWidth": 2560, "maxHeight": 2560, "quality": 85, "progressive": {"scans": 5, "script": {"color": ""#
+                + color + #"", "grayscale": ""# + grayscale + #""}}}}}"#, in: folder)
+        try Pipelines.build(in: folder)
+        let manifest = try VerifyTests.manifest(folder)
+        #expect(manifest.images.count == 2)
+        for entry in manifest.images.values {
+            let full = try #require(entry.variants["full"])
+            let read = try ExternalTools.djpegStructure(folder.read("build/variants/" + full.path))
+            #expect(read.isProgressive)
+            let expected = read.sampling.count == 1 ? grayscale : color
+            #expect(read.script == (try ScanScript(parsing: expected)).description, "\(entry.sources)")
+            #expect(full.script == read.script, "the manifest records the script djpeg reads")
+        }
+        let report = try VerifyTests.verify(folder, replay: true)
+        #expect(report.isOK, "\(report.problems)")
+        #expect(report.replays.count == 2)
+    }
+
+    @Test("an SSIM budget is measured by plain verify, not only with --replay: one out of reach fails it")
+    func ssimBudget() throws {
+        let folder = try VerifyTests.builtProject(
+            photos: 1,
+            pipeline: #"{"sources": ["photos"], "replay": {"budgets": {"4g": {"ssim": 0.999, "ssimSeconds": 0.2}}}}"#)
+        let report = try Verifier(configuration: Pipelines.configuration(in: folder)).run()
+        let budget = try #require(report.problems.first { $0.kind.rawValue == "budget" }, "\(report.problems)")
+        #expect(budget.message.contains("SSIM 0.999") && budget.message.contains("over the budget of 0.2 s"))
+        let timeline = try #require(report.replays.first?.timelines.first)
+        #expect(timeline.events.contains { $0.ssim != nil }, "the pictures were measured")
+
+        // A budget every picture meets at once passes.
+        try Pipelines.write(
+            #"{"sources": ["photos"], "replay": {"budgets": {"4g": {"ssim": 0.1, "ssimSeconds": 60}}}}"#, in: folder)
+        let met = try Verifier(configuration: Pipelines.configuration(in: folder)).run()
+        #expect(met.isOK, "\(met.problems)")
+    }
+
+    @Test(
+        "a variant made by another libvips is stale, and verify says which versions, with or without the recipes' record"
+    )
+    func libraryChange() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.gradientJPEG(width: 400, height: 300), to: "photos/p.jpg")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        var older = Imaging.versions
+        older.libvips = "8.13.0"
+        let configuration = try Pipelines.configuration(in: folder)
+        let workers = try LadderExecutable.workers(for: configuration)
+        defer { workers.shutdown() }
+        _ = try Builder(configuration: configuration, workers: workers, versions: older).run()
+
+        let stale = try VerifyTests.verify(folder).problems
+        #expect(Set(stale.map(\.kind.rawValue)) == ["stale-recipe"], "\(stale)")
+        #expect(stale.count == 3, "every variant")
+        let change = "libvips 8.13.0 → \(Imaging.versions.libvips)"
+        #expect(stale.allSatisfy { $0.message.contains(change) && $0.message.contains("run ladder build") })
+
+        // A manifest written before ladder recorded its recipes: the generator still tells.
+        var manifest = try VerifyTests.manifest(folder)
+        manifest.recipes = nil
+        try Self.save(manifest, in: folder)
+        let unrecorded = try VerifyTests.verify(folder).problems
+        #expect(unrecorded.count == 3 && unrecorded.allSatisfy { $0.message.contains(change) }, "\(unrecorded)")
+
+        // The next build makes them again, and they verify.
+        try Pipelines.build(in: folder)
+        #expect(try VerifyTests.verify(folder).isOK)
+    }
+
+    @Test("hasAlpha false on a transparent source passes the header check, and --deep decodes the source to find it")
+    func hasAlphaDeep() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        try folder.write(TestImages.halfTransparentPNG(width: 120, height: 90), to: "photos/logo.png")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        try Pipelines.build(in: folder)
+        var manifest = try VerifyTests.manifest(folder)
+        let key = try #require(manifest.images.keys.first)
+        #expect(manifest.images[key]?.hasAlpha == true, "the build saw the transparency")
+        #expect(try VerifyTests.verify(folder).isOK)
+        let configuration = try Pipelines.configuration(in: folder)
+        #expect(Verifier(configuration: configuration, options: .init(deep: true)).run().isOK, "--deep agrees")
+
+        manifest.images[key]?.hasAlpha = false
+        try Self.save(manifest, in: folder)
+        #expect(try VerifyTests.verify(folder).isOK, "an alpha channel may be unused: only a decode tells")
+        let deep = Verifier(configuration: configuration, options: .init(deep: true)).run().problems
+        #expect(deep.map(\.kind.rawValue) == ["has-alpha"], "\(deep)")
+        #expect(deep.first?.message.contains("some pixels of the source are transparent") == true)
+    }
+
+    @Test("an alpha channel every pixel of which is opaque gives hasAlpha false, which --deep confirms")
+    func opaqueAlpha() throws {
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        let opaque = AdversarialImages.rgba(64, 48) { x, y in [UInt8(x * 4), UInt8(y * 5), 90, 255] }
+        try folder.write(try opaque.encoded(as: ".png"), to: "photos/opaque.png")
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        try Pipelines.build(in: folder)
+        #expect(try VerifyTests.manifest(folder).images.values.first?.hasAlpha == false)
+        let configuration = try Pipelines.configuration(in: folder)
+        let report = Verifier(configuration: configuration, options: .init(deep: true)).run()
+        #expect(report.isOK, "\(report.problems)")
+    }
+
+    @Test("when the variant the placeholder is made of does not decode, that is a problem, not a skipped check")
+    func placeholderVariantUndecodable() throws {
+        let folder = try VerifyTests.builtProject(photos: 1)
+        var manifest = try VerifyTests.manifest(folder)
+        let key = try #require(manifest.images.keys.first)
+        let thumb = try #require(manifest.images[key]?.variants["small_thumb"])
+        // A Huffman table declaring 400 codes after the frame header: the segments walk, the
+        // decoder refuses it. Recorded in the manifest as if the build wrote it.
+        var bytes = try folder.read("build/variants/" + thumb.path)
+        let scan = try #require(try JPEGStructure(parsing: bytes).scans.first).markerOffset
+        let table: [UInt8] =
+            [0xFF, 0xC4, 0x01, 0xA3, 0x10] + [UInt8](repeating: 25, count: 16) + [UInt8](repeating: 0, count: 400)
+        bytes = Array(bytes[..<scan]) + table + Array(bytes[scan...])
+        try folder.write(bytes, to: "build/variants/" + thumb.path)
+        manifest.images[key]?.variants["small_thumb"]?.bytes = bytes.count
+        manifest.images[key]?.variants["small_thumb"]?.sha256 = Checksum.hex(.sha256, of: bytes)
+        try Self.save(manifest, in: folder)
+        let problems = try VerifyTests.verify(folder).problems
+        let undecodable = problems.filter { $0.kind.rawValue == "undecodable" }
+        #expect(undecodable.contains { $0.message.contains("placeholder and averageColor") }, "\(problems)")
+    }
+
+    @Test(
+        "the replay's final picture is a one-shot decode of the file; a truncated file has none and does not match it")
+    func oneShotDecode() throws {
+        TestImages.start()
+        let jpeg = try TestImages.gradient(width: 480, height: 320).jpegEncoded(
+            .init(quality: 85, fullChroma: false, scans: ScanScript.recommendedColor.scans))
+        let replay = ProgressiveReplay(options: .init(expectedScans: 5))
+        let (report, final) = replay.replayKeepingFinal(jpeg, path: "p.jpg")
+        let picture = try #require(final)
+        #expect(picture == (try DecodedPixels(decodingJPEG: jpeg, lumaOnly: true)))
+        #expect(report.matchesOneShotDecode)
+        #expect(report.scans.last?.psnr == 99 && report.scans.last?.ssim == 1)
+        #expect(report.scans.dropLast().allSatisfy { $0.psnr < 99 })
+
+        let cut = Array(jpeg.prefix(jpeg.count * 3 / 4))
+        let (truncated, none) = replay.replayKeepingFinal(cut, path: "p.jpg")
+        #expect(none == nil && !truncated.matchesOneShotDecode)
+        #expect(truncated.problems.map(\.kind.rawValue).contains("truncated"))
+    }
+}
