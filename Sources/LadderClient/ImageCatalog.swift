@@ -134,13 +134,29 @@ actor ImageCatalog {
 
     /// The rungs to load for a view of `width` x `height` pixels showing the whole image: the
     /// variants smallest first (by pixels, then by name), up to the first that covers the view
-    /// at the image's aspect ratio, or all of them when none does.
-    static func rungs(of entry: ManifestIndex.Entry, width: Int, height: Int, baseURL: URL) -> [Rung] {
+    /// at the image's aspect ratio, or all of them when none does. Each comes as the smallest of
+    /// its files in `formats` (the JPEG, or a sibling), the JPEG among equals.
+    static func rungs(
+        of entry: ManifestIndex.Entry, width: Int, height: Int, baseURL: URL, formats: Set<String> = []
+    ) -> [Rung] {
         let all = entry.variants.map { name, variant in
-            Rung(
+            var rung = Rung(
                 name: name, url: url(for: variant.path, under: baseURL), width: variant.width,
                 height: variant.height, bytes: variant.bytes, sha256: variant.sha256, progressive: variant.progressive,
                 scanEnds: variant.scanEnds)
+            let siblings = (variant.formats ?? [:]).filter { formats.contains($0.key) && $0.key != "jpeg" }
+            if let (format, sibling) = siblings.min(by: { ($0.value.bytes, $0.key) < ($1.value.bytes, $1.key) }),
+                sibling.bytes < variant.bytes
+            {
+                // A sibling is shown whole: the scans are the JPEG's.
+                rung.url = url(for: sibling.path, under: baseURL)
+                rung.bytes = sibling.bytes
+                rung.sha256 = sibling.sha256
+                rung.progressive = false
+                rung.scanEnds = nil
+                rung.format = format
+            }
+            return rung
         }.sorted { ($0.width * $0.height, $0.name) < ($1.width * $1.height, $1.name) }
         guard let largest = all.last else { return [] }
         let scale = min(

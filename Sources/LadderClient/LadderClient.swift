@@ -28,6 +28,9 @@ public enum ImageReference: Sendable, Hashable {
 public final class LadderClient: Sendable {
     public let baseURL: URL
     public let cache: DiskCache?
+    /// The formats besides JPEG that the app decodes: each rung comes as the smallest of its
+    /// files in these formats ("webp", "avif", "jxl"), the JPEG when none is smaller.
+    public let formats: Set<String>
     private let transport: any LadderTransport
     private let limiter: DownloadLimiter
     private let catalog: ImageCatalog
@@ -38,21 +41,24 @@ public final class LadderClient: Sendable {
     /// folder: `index/` for manifest.json, `NAME.index/` for NAME.json.
     public convenience init(
         baseURL: URL, manifestName: String = ManifestIndex.defaultManifestName, cache: DiskCache? = nil,
-        maxConcurrentDownloads: Int = 6, transport: any LadderTransport = URLSessionTransport()
+        maxConcurrentDownloads: Int = 6, formats: Set<String> = LadderClient.platformFormats,
+        transport: any LadderTransport = URLSessionTransport()
     ) {
         self.init(
             manifest: nil, manifestName: manifestName, baseURL: baseURL, cache: cache,
-            maxConcurrentDownloads: maxConcurrentDownloads, transport: transport)
+            maxConcurrentDownloads: maxConcurrentDownloads, formats: formats, transport: transport)
     }
 
     /// A client for an app that already has the whole manifest; it also resolves source paths.
     /// With `manifest` nil, it reads the index of the manifest named `manifestName` instead.
     public init(
         manifest: Manifest?, manifestName: String = ManifestIndex.defaultManifestName, baseURL: URL,
-        cache: DiskCache? = nil, maxConcurrentDownloads: Int = 6, transport: any LadderTransport = URLSessionTransport()
+        cache: DiskCache? = nil, maxConcurrentDownloads: Int = 6, formats: Set<String> = LadderClient.platformFormats,
+        transport: any LadderTransport = URLSessionTransport()
     ) {
         self.baseURL = baseURL
         self.cache = cache
+        self.formats = formats
         self.transport = transport
         self.limiter = DownloadLimiter(limit: maxConcurrentDownloads)
         self.catalog = ImageCatalog(
@@ -71,7 +77,8 @@ public final class LadderClient: Sendable {
                 if let text = entry.placeholder, let hash = ThumbHash(base64: text) {
                     continuation.yield(.placeholder(hash, averageColor: entry.averageColor.flatMap(RGBColor.init)))
                 }
-                let rungs = ImageCatalog.rungs(of: entry, width: width, height: height, baseURL: baseURL)
+                let rungs = ImageCatalog.rungs(
+                    of: entry, width: width, height: height, baseURL: baseURL, formats: formats)
                 await walk(rungs, sha1: sha1, into: continuation)
                 continuation.finish()
             } catch {

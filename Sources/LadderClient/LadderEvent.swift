@@ -14,6 +14,8 @@ public struct Rung: Sendable, Equatable {
     public var progressive: Bool
     /// For a progressive file, the byte count after which each scan can be shown.
     public var scanEnds: [Int]?
+    /// The file's format: "jpeg" for the JPEG rung, else the sibling's ("webp", "avif", "jxl").
+    public var format: String = "jpeg"
 }
 
 /// What loading an image yields, in order: the placeholder, then each rung, then, for a

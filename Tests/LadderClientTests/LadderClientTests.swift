@@ -32,6 +32,44 @@ struct LadderClientTests {
         #expect(timeline.failures.isEmpty)
     }
 
+    @Test("each rung comes as the smallest of its files the app decodes, checked against that file's SHA-256")
+    func smallestDecodableFormat() async throws {
+        let ladder = try ServedLadder(photos: 1, formats: ["webp", "avif"])
+        let sha1 = try #require(ladder.sha1s.first)
+        let variants = try #require(ladder.manifest.images[sha1]?.variants)
+        // An app that decodes WebP only gets the WebP of every rung that has one smaller than its
+        // JPEG, and never asks for the JPEG or the AVIF of that rung.
+        let timeline = try await Timeline.record(
+            LadderClient(baseURL: ladder.server.baseURL, formats: ["webp"])
+                .load(.sha1(sha1), width: Self.large.width, height: Self.large.height))
+        #expect(timeline.rungNames == ["small_thumb", "large_thumb", "full"])
+        #expect(timeline.failures.isEmpty)
+        var webps = 0
+        for case (.rung(let rung, let data, _), _) in timeline.events {
+            let variant = try #require(variants[rung.name])
+            if let webp = variant.formats?["webp"], webp.bytes < variant.bytes {
+                webps += 1
+                #expect(rung.format == "webp" && !rung.progressive)
+                #expect(data == Data(try ladder.project.read("build/variants/" + webp.path)))
+                #expect(!ladder.server.requests.contains("/" + variant.path))
+                #expect(!ladder.server.requests.contains { $0 == "/" + (variant.formats?["avif"]?.path ?? "") })
+            } else {
+                #expect(rung.format == "jpeg")
+                #expect(data == (try ladder.fileBytes(sha1, rung.name)))
+            }
+        }
+        #expect(webps >= 2, "the generated photo's thumbnails have WebP siblings")
+        // An app that decodes no other format gets the JPEGs, the full one progressive.
+        let jpegs = try await Timeline.record(
+            LadderClient(baseURL: ladder.server.baseURL, formats: [])
+                .load(.sha1(sha1), width: Self.large.width, height: Self.large.height))
+        for case (.rung(let rung, let data, _), _) in jpegs.events {
+            #expect(rung.format == "jpeg" && rung.progressive == (rung.name == "full"))
+            #expect(data == (try ladder.fileBytes(sha1, rung.name)))
+        }
+        #expect(jpegs.rungNames == ["small_thumb", "large_thumb", "full"])
+    }
+
     @Test("a small view stops at the rung it needs, and the manifest resolves source paths")
     func stopsAtTheNeededRung() async throws {
         let ladder = try ServedLadder(photos: 1)

@@ -15,8 +15,9 @@ final class ServedLadder: @unchecked Sendable {
 
     /// `photos` gradients of 1600 x 1200 pixels (distinct seeds), or `tiny` ones of about 50 x 40,
     /// built with the default pipeline (small_thumb 160, large_thumb 640, progressive full).
-    /// The manifest is `build/variants/<manifestName>`.
-    init(photos: Int, tiny: Bool = false, manifestName: String = "manifest.json") throws {
+    /// The manifest is `build/variants/<manifestName>`; with `formats` (`["webp", "avif"]`), every
+    /// variant has those siblings.
+    init(photos: Int, tiny: Bool = false, manifestName: String = "manifest.json", formats: [String] = []) throws {
         TestImages.start()
         project = TemporaryDirectory("ladder-client")
         for index in 0..<photos {
@@ -27,7 +28,15 @@ final class ServedLadder: @unchecked Sendable {
                 : try TestImages.gradientJPEG(width: 1600, height: 1200, seed: index)
             try project.write(jpeg, to: "photos/p\(index).jpg")
         }
-        try Pipelines.write(#"{"sources": ["photos"], "manifest": "build/variants/\#(manifestName)"}"#, in: project)
+        let list = formats.map { "\"\($0)\"" }.joined(separator: ", ")
+        let variants =
+            formats.isEmpty
+            ? ""
+            : #", "variants": {"small_thumb": {"maxWidth": 160, "maxHeight": 160, "formats": [\#(list)]}, "#
+                + #""large_thumb": {"maxWidth": 640, "maxHeight": 640, "formats": [\#(list)]}, "#
+                + #""full": {"progressive": {"scans": 5}, "formats": [\#(list)]}}"#
+        try Pipelines.write(
+            #"{"sources": ["photos"], "manifest": "build/variants/\#(manifestName)"\#(variants)}"#, in: project)
         try Pipelines.build(in: project)
         manifest = try Manifest(jsonData: Data(project.read("build/variants/" + manifestName)))
         root = project.path("build/variants")
