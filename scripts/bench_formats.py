@@ -179,7 +179,11 @@ def score_image(job):
                 continue
             path = os.path.join(out, sibling["path"])
             if fmt == "jxl":
-                rebuilt = subprocess.run(["djxl", path, "/dev/stdout", "--quiet"], capture_output=True).stdout
+                # djxl picks what it writes by the output's extension: .jpg rebuilds the JPEG.
+                with tempfile.TemporaryDirectory() as scratch:
+                    target = os.path.join(scratch, "rebuilt.jpg")
+                    subprocess.run(["djxl", path, target, "--quiet"], capture_output=True)
+                    rebuilt = open(target, "rb").read() if os.path.exists(target) else b""
                 row["siblings"][fmt] = (sibling["bytes"],) + jpeg + (rebuilt == jpeg_bytes,)
                 continue
             with open(path, "rb") as f:
@@ -386,11 +390,12 @@ def calibrate_image(job):
 
 
 def calibration_part(folder, jobs, out, variants=None):
+    """`variants`: names ("large_thumb"), or names with a JPEG quality ("large_thumb:95")."""
     import multiprocessing
     cases = [(name, box, quality) for name, box, quality in VARIANTS] + [
         ("large_thumb", 640, 50), ("large_thumb", 640, 95)]
     if variants:
-        cases = [case for case in cases if case[0] in variants]
+        cases = [case for case in cases if case[0] in variants or f"{case[0]}:{case[2]}" in variants]
     sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
     results = {}
     with multiprocessing.Pool(jobs) as pool:
@@ -417,7 +422,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--only", choices=["quality", "timing", "build", "calibrate"])
-    parser.add_argument("--calibrate-variants", help="comma-separated variants to calibrate (default: all)")
+    parser.add_argument("--calibrate-variants",
+                        help="comma-separated variants to calibrate, each alone (small_thumb) or with one of its "
+                             "JPEG qualities (large_thumb:82); default: all")
     parser.add_argument("--markdown")
     args = parser.parse_args()
     folder = args.folder or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "corpus",
