@@ -10,11 +10,15 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ladder",
+    // What the app-side products (LadderClient, LadderManifest) need: Swift concurrency, and
+    // the Foundation and ImageIO calls they make. The command-line tool itself runs on Linux.
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .executable(name: "ladder", targets: ["ladder"]),
         // What client apps link to resolve a source's SHA1 into variant paths; no libvips needed.
         .library(name: "LadderManifest", targets: ["LadderManifest"]),
-        // What apps link to load an image's placeholder and variants; Foundation only.
+        // What apps link to load and draw an image's placeholder and variants: Foundation and
+        // ImageIO on Apple platforms, Foundation and libjpeg elsewhere; never libvips.
         .library(name: "LadderClient", targets: ["LadderClient"]),
     ],
     targets: [
@@ -41,22 +45,33 @@ let package = Package(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
 
-        // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions, macros,
-        // and libjpeg's setjmp error handling.
-        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CJPEG", "CLCMS"]),
+        // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions and macros.
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
+        // libjpeg's setjmp error handling, macros and option structures; libjpeg only, so that
+        // the app-side client links it without libvips.
+        .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),
 
         // MARK: - Swift modules
 
-        // The Swift face of the C libraries: the only module that imports C.
+        // libjpeg-turbo's progressive decoding, fed as bytes arrive, and whole decodes: what both
+        // the verifier's replay and the app-side client's decoder (on Linux) draw with.
+        .target(name: "LadderJPEG", dependencies: ["CLadderJPEG", "CJPEG"], swiftSettings: swiftSettings),
+        // The Swift face of the C libraries, with LadderJPEG re-exported: the build's only module
+        // that imports C.
         .target(
             name: "LadderImaging",
-            dependencies: ["CLadder", "CVips", "CExif", "CJPEG", "CLCMS", "CJXL", "LadderManifest"],
-
+            dependencies: [
+                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "LadderManifest",
+            ],
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
-        // The app-side loader: placeholder, rungs, scans, cache; Foundation and LadderManifest only.
-        .target(name: "LadderClient", dependencies: ["LadderManifest"], swiftSettings: swiftSettings),
+        // The app-side loader: placeholder, rungs, scans, caches, decoding; on Apple platforms it
+        // decodes with ImageIO, elsewhere with LadderJPEG.
+        .target(
+            name: "LadderClient",
+            dependencies: ["LadderManifest", .target(name: "LadderJPEG", condition: .when(platforms: [.linux]))],
+            swiftSettings: swiftSettings),
         // Configuration, planning, variants, manifest writing and verification.
         .target(
             name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"],
@@ -64,9 +79,14 @@ let package = Package(
         // Argument parsing, terminal output and exit codes; `run(arguments:)` is its entry point.
         .target(name: "LadderCLI", dependencies: ["LadderCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "ladder", dependencies: ["LadderCLI"], swiftSettings: swiftSettings),
-        // Loads ladders from a server as an app does and prints when each rung arrived.
+        // Loads ladders from a server as an app does, prints when each picture was drawn, and
+        // writes them as PNG files (with libvips, which the client itself does not link).
         .executableTarget(
-            name: "ladder-serve-check", dependencies: ["LadderClient"], path: "examples/app/ServeCheck",
+            name: "ladder-serve-check",
+            dependencies: [
+                "LadderClient", "LadderManifest",
+                .target(name: "LadderImaging", condition: .when(platforms: [.linux])),
+            ], path: "examples/app/ServeCheck",
             swiftSettings: swiftSettings),
 
         // MARK: - Tests

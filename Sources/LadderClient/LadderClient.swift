@@ -8,78 +8,96 @@ public enum ImageReference: Sendable, Hashable {
     case source(String)
 }
 
-/// Walks ladder's variants for an app: for an image and the size it is shown at, it yields the
-/// placeholder, then each rung up to the one that size needs, then, for a progressive file,
-/// the bytes up to each scan end.
+/// Loads the ladders ladder built, as an app shows them: for an image and the size a view shows
+/// it at, the placeholder at once, then each rung up to the one the view needs, a progressive
+/// rung scan by scan while it downloads, every picture decoded off the main actor.
 ///
-/// Every rung up to the needed one downloads at once (within a limit shared by every image the
-/// client loads), smaller ones queued first; a rung that completes cancels the lower rungs
-/// still downloading, and rungs never arrive out of order: a lower rung that finishes after a
-/// higher one is dropped. Each file is checked against the manifest's SHA-256 before it is
-/// yielded or cached; a file that fails (or a 404) is reported as `.failed`, whenever its
-/// failure is known, and the next rung carries on. It depends on Foundation and LadderManifest only: the app decodes.
+/// - Every rung up to the needed one downloads at once, the smaller ones queued first; a rung
+///   drawn cancels the lower rungs still downloading, and a lower rung never replaces a higher
+///   one. Loads of one file share one download.
+/// - Downloads run within a limit shared by every load of the client: an image on screen before
+///   a prefetched one, and an index file (the placeholder comes with it) before variant bytes.
+/// - Each whole file is checked against the manifest's SHA-256 before it is drawn whole or
+///   cached; a file that fails (or a 404) is reported as `.failed`, and the next rung carries
+///   on. Scans are drawn from a prefix before the file can be checked (docs/SWIFT_CLIENT.md
+///   says what is trusted when).
+/// - Pictures are kept in a memory cache (`cached(_:width:height:fit:)` looks them up at once),
+///   files and index files in an optional disk cache; a download that stops resumes with `Range`.
 ///
 /// ```swift
 /// let client = LadderClient(baseURL: URL(string: "https://cdn.example.com/photos/")!)
-/// for try await event in client.load(.sha1(sha1), width: 750, height: 750) {
-///     if case .rung(_, let data, _) = event { imageView.image = UIImage(data: data) }
+/// for try await case .frame(let frame) in client.load(.sha1(sha1), width: 750, height: 750, fit: .aspectFill) {
+///     imageView.image = frame.picture.uiImage
 /// }
 /// ```
 public final class LadderClient: Sendable {
-    public let baseURL: URL
-    public let cache: DiskCache?
-    /// The formats besides JPEG that the app decodes: each rung comes as the smallest of its
-    /// files in these formats ("webp", "avif", "jxl"), the JPEG when none is smaller.
-    public let formats: Set<String>
-    private let transport: any LadderTransport
-    private let limiter: DownloadLimiter
-    private let catalog: ImageCatalog
+    /// How a client loads: its caches, download limit, decoder and transport.
+    public struct Configuration: Sendable {
+        /// The manifest whose index the client reads: `index/` for manifest.json, `NAME.index/`
+        /// for NAME.json.
+        public var manifestName = ManifestIndex.defaultManifestName
+        /// Decoded pictures; nil keeps none. Several clients may share one.
+        public var memoryCache: MemoryCache? = MemoryCache()
+        /// Files, index files and the first part of stopped downloads; nil keeps none.
+        public var diskCache: DiskCache?
+        /// The most downloads at once, index files included.
+        public var maxConcurrentDownloads = 6
+        /// What decodes the files: ImageIO on Apple platforms, libjpeg-turbo elsewhere.
+        public var decoder: any ImageDecoding = PlatformDecoder()
+        /// How files are downloaded; nil for a `URLSessionTransport` of the client's own, released
+        /// with it.
+        public var transport: (any LadderTransport)?
+        /// True to draw every scan the bytes complete, even when a later one is complete too
+        /// (for checking what the client draws); false to draw only the latest.
+        public var drawsEveryScan = false
 
-    /// A client that resolves images through the index files beside the manifest at `baseURL`
-    /// (the folder that holds the manifest): it reads the index's layout once, then one small
-    /// prefix file for each prefix of the images it loads. `manifestName` names the index
-    /// folder: `index/` for manifest.json, `NAME.index/` for NAME.json.
-    public convenience init(
-        baseURL: URL, manifestName: String = ManifestIndex.defaultManifestName, cache: DiskCache? = nil,
-        maxConcurrentDownloads: Int = 6, formats: Set<String> = LadderClient.platformFormats,
-        transport: any LadderTransport = URLSessionTransport()
-    ) {
-        self.init(
-            manifest: nil, manifestName: manifestName, baseURL: baseURL, cache: cache,
-            maxConcurrentDownloads: maxConcurrentDownloads, formats: formats, transport: transport)
+        public init() {}
     }
 
-    /// A client for an app that already has the whole manifest; it also resolves source paths.
-    /// With `manifest` nil, it reads the index of the manifest named `manifestName` instead.
-    public init(
-        manifest: Manifest?, manifestName: String = ManifestIndex.defaultManifestName, baseURL: URL,
-        cache: DiskCache? = nil, maxConcurrentDownloads: Int = 6, formats: Set<String> = LadderClient.platformFormats,
-        transport: any LadderTransport = URLSessionTransport()
-    ) {
+    /// The folder that holds the manifest, where paths are resolved.
+    public let baseURL: URL
+    public let memoryCache: MemoryCache?
+    public let diskCache: DiskCache?
+    let configuration: Configuration
+    let transport: any LadderTransport
+    let queue: DownloadQueue
+    let catalog: ImageCatalog
+    let downloads: DownloadCenter
+    /// Source paths to SHA1s, when the client has the manifest.
+    let sha1BySource: [String: String]
+    let prefetches = PrefetchRegistry()
+
+    /// A client of the ladders under `baseURL` (the folder that holds the manifest). Without
+    /// `manifest`, it resolves images through the index files beside the manifest: it reads the
+    /// index's layout once, then one small prefix file for each prefix of the images it loads.
+    /// With it, it also resolves source paths.
+    public init(baseURL: URL, manifest: Manifest? = nil, configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
-        self.cache = cache
-        self.formats = formats
-        self.transport = transport
-        self.limiter = DownloadLimiter(limit: maxConcurrentDownloads)
-        self.catalog = ImageCatalog(
-            manifest: manifest, manifestName: manifestName, baseURL: baseURL, transport: transport, limiter: limiter)
+        self.configuration = configuration
+        memoryCache = configuration.memoryCache
+        diskCache = configuration.diskCache
+        transport = configuration.transport ?? URLSessionTransport()
+        queue = DownloadQueue(limit: configuration.maxConcurrentDownloads)
+        catalog = ImageCatalog(
+            manifest: manifest, manifestName: configuration.manifestName, baseURL: baseURL, transport: transport,
+            queue: queue, disk: diskCache)
+        downloads = DownloadCenter(queue: queue, transport: transport, disk: diskCache)
+        sha1BySource = manifest.map(ImageCatalog.sha1BySource) ?? [:]
     }
 
     /// Loads `image` for a view of `width` x `height` pixels (points times the screen's scale)
-    /// that shows all of it. The sequence throws only when the image cannot be resolved; it ends
-    /// when the needed rung has arrived or every rung was tried. Stop iterating (or cancel the
-    /// task) to cancel what is still downloading.
-    public func load(_ image: ImageReference, width: Int, height: Int) -> AsyncThrowingStream<LadderEvent, any Error> {
+    /// that shows it as `fit` says. The sequence throws only when the image cannot be resolved;
+    /// it ends once the needed rung is drawn whole (`Frame.isFinal`) or every rung was tried.
+    /// Stop iterating (or cancel the task) to cancel what is still downloading for it.
+    public func load(
+        _ image: ImageReference, width: Int, height: Int, fit: Ladder.Fit = .aspectFit
+    ) -> AsyncThrowingStream<LadderEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<LadderEvent, any Error>.makeStream()
         let task = Task {
             do {
-                let (sha1, entry) = try await catalog.entry(for: image)
-                if let text = entry.placeholder, let hash = ThumbHash(base64: text) {
-                    continuation.yield(.placeholder(hash, averageColor: entry.averageColor.flatMap(RGBColor.init)))
-                }
-                let rungs = ImageCatalog.rungs(
-                    of: entry, width: width, height: height, baseURL: baseURL, formats: formats)
-                await walk(rungs, sha1: sha1, into: continuation)
+                let (sha1, entry) = try await catalog.entry(for: image, priority: .visibleIndex)
+                let view = LadderLoad.View(width: width, height: height, fit: fit)
+                await LadderLoad(client: self, sha1: sha1, entry: entry, view: view).run(into: continuation)
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -89,143 +107,43 @@ public final class LadderClient: Sendable {
         return stream
     }
 
-    // MARK: - The walk
-
-    /// What a rung's download reports to the walk.
-    private enum Message: Sendable {
-        case scans(Int, Data, Int)
-        case done(Int, Result<(Data, Bool), LadderError>)
-        case cancelled(Int)
+    /// The best picture of `image` the memory cache holds for a view of `width` x `height`
+    /// pixels shown as `fit`, at once: for a reused cell, before its load starts. The smallest
+    /// whole rung at least as sharp as the rung the view needs, drawn large enough (`isFinal`:
+    /// no load is needed), or else the largest picture kept; nil when none is, or when a source
+    /// path cannot be resolved without the manifest.
+    public func cached(_ image: ImageReference, width: Int, height: Int, fit: Ladder.Fit = .aspectFit) -> Frame? {
+        guard let memoryCache, let sha1 = knownSHA1(of: image) else { return nil }
+        let kept = memoryCache.frames(sha1: sha1).filter { $0.frame.rung != nil }
+        guard let ladder = kept.first?.ladder else { return nil }
+        let needed = ladder.rungs(forWidth: width, height: height, fit: fit).count - 1
+        let sharp = kept.map(\.frame).filter { frame in
+            guard let rung = frame.rung, frame.stage == .whole,
+                let index = ladder.rungs.firstIndex(where: { $0.name == rung.name }), index >= needed
+            else { return false }
+            let shown = fit.shownSize(width: rung.width, height: rung.height, inWidth: width, height: height)
+            return frame.picture.width >= shown.width && frame.picture.height >= shown.height
+        }
+        if var final = sharp.min(by: { $0.picture.cost < $1.picture.cost }) {
+            final.isFinal = true
+            return final
+        }
+        func rank(_ frame: Frame) -> (Int, Int) { (frame.picture.cost, frame.stage == .whole ? 1 : 0) }
+        var best = kept.map(\.frame).max { rank($0) < rank($1) }
+        best?.isFinal = false
+        return best
     }
 
-    /// Downloads every rung at once and yields in order, as described on the type.
-    private func walk(
-        _ rungs: [Rung], sha1: String, into output: AsyncThrowingStream<LadderEvent, any Error>.Continuation
-    ) async {
-        guard !rungs.isEmpty else { return }
-        let (messages, inbox) = AsyncStream<Message>.makeStream()
-        // Places in the download queue in the rungs' order, before any task runs: the tasks
-        // may reach the limiter in any order.
-        let places = await limiter.reserve(rungs.count)
-        let tasks = rungs.enumerated().map { index, rung in
-            Task {
-                let message = await self.fetch(rung, sha1: sha1, place: places[index]) { data, scans in
-                    inbox.yield(.scans(index, data, scans))
-                }
-                inbox.yield(message(index))
-            }
-        }
-        await withTaskCancellationHandler {
-            // The highest rung shown whole, and which rungs are settled (shown, failed or dropped).
-            var shown = -1
-            var settled = [Bool](repeating: false, count: rungs.count)
-            var heldScans: [Int: (Data, Int)] = [:]
-            var remaining = rungs.count
-            for await message in messages {
-                switch message {
-                case .scans(let index, let data, let scans):
-                    guard index > shown, !settled[index] else { continue }
-                    if settled[..<index].allSatisfy({ $0 }) {
-                        output.yield(.scans(rungs[index], data: data, scans: scans))
-                    } else {
-                        heldScans[index] = (data, scans)
-                    }
-                    continue
-                case .done(let index, .success((let data, let fromCache))):
-                    remaining -= 1
-                    settled[index] = true
-                    heldScans[index] = nil
-                    // A lower rung that finishes after a higher one is dropped.
-                    if index > shown {
-                        output.yield(.rung(rungs[index], data: data, fromCache: fromCache))
-                        shown = index
-                        // Lower rungs are no longer worth their bytes.
-                        for lower in 0..<index where !settled[lower] {
-                            tasks[lower].cancel()
-                            settled[lower] = true
-                        }
-                    }
-                case .done(let index, .failure(let error)):
-                    remaining -= 1
-                    settled[index] = true
-                    heldScans[index] = nil
-                    // Reported whenever it happens, even after a higher rung was shown: a
-                    // missing or tampered file is worth knowing about either way.
-                    output.yield(.failed(rungs[index], error))
-                case .cancelled:
-                    remaining -= 1
-                }
-                // Scans held back for a rung whose lower rungs are now all settled.
-                for (index, held) in heldScans.sorted(by: { $0.key < $1.key })
-                where index > shown && settled[..<index].allSatisfy({ $0 }) {
-                    output.yield(.scans(rungs[index], data: held.0, scans: held.1))
-                    heldScans[index] = nil
-                }
-                if remaining == 0 { break }
-            }
-        } onCancel: {
-            for task in tasks { task.cancel() }
-        }
-        inbox.finish()
+    /// Where every download stands: index files first, then variant files, each by URL.
+    public func downloadsInProgress() async -> [DownloadStatus] {
+        await catalog.statuses().sorted { $0.url.absoluteString < $1.url.absoluteString } + downloads.statuses()
     }
 
-    /// One rung: from the cache when it holds the file, else downloaded within the limit once
-    /// its `place` in the queue comes, reporting each scan end passed, then checked and cached.
-    private func fetch(
-        _ rung: Rung, sha1: String, place: UInt64, onScans: @Sendable (Data, Int) -> Void
-    ) async -> @Sendable (Int) -> Message {
-        if let cached = await cache?.data(sha1: sha1, variant: rung.name, sha256: rung.sha256) {
-            await limiter.forfeit(place)
-            return { .done($0, .success((cached, true))) }
+    /// The SHA1 of `image`, when it can be known without the network.
+    func knownSHA1(of image: ImageReference) -> String? {
+        switch image {
+        case .sha1(let sha1): Manifest.isSHA1(sha1.lowercased()) ? sha1.lowercased() : nil
+        case .source(let path): sha1BySource[path]
         }
-        do {
-            try await limiter.acquire(place)
-        } catch {
-            return { .cancelled($0) }
-        }
-        let result = await download(rung, onScans: onScans)
-        await limiter.release()
-        switch result {
-        case .none:
-            return { .cancelled($0) }
-        case .some(.success(let data)):
-            await cache?.store(data, sha1: sha1, variant: rung.name)
-            return { .done($0, .success((data, false))) }
-        case .some(.failure(let error)):
-            return { .done($0, .failure(error)) }
-        }
-    }
-
-    /// Downloads and checks one file; nil when cancelled.
-    private func download(_ rung: Rung, onScans: @Sendable (Data, Int) -> Void) async -> Result<Data, LadderError>? {
-        var data = Data()
-        // Scan ends short of the file's end: each is worth showing before the whole file.
-        let scanEnds = (rung.progressive ? rung.scanEnds ?? [] : []).filter { $0 < rung.bytes }
-        var scansShown = 0
-        do {
-            for try await chunk in transport.download(rung.url) {
-                if Task.isCancelled { return nil }
-                data.append(chunk)
-                if data.count > rung.bytes { break }
-                let scans = scanEnds.prefix { $0 <= data.count }.count
-                if scans > scansShown {
-                    scansShown = scans
-                    onScans(data.prefix(scanEnds[scans - 1]), scans)
-                }
-            }
-        } catch let error as LadderError {
-            return Task.isCancelled ? nil : .failure(error)
-        } catch {
-            return Task.isCancelled ? nil : .failure(.transport(url: rung.url, reason: "\(error)"))
-        }
-        if Task.isCancelled { return nil }
-        guard data.count == rung.bytes else {
-            return .failure(.length(url: rung.url, expected: rung.bytes, found: data.count))
-        }
-        let found = sha256Hex(data)
-        guard found == rung.sha256 else {
-            return .failure(.checksum(url: rung.url, expected: rung.sha256, found: found))
-        }
-        return .success(data)
     }
 }

@@ -1,6 +1,21 @@
 // Everything that differs between Apple platforms and Linux, in one place: where URLSession
-// lives, which SHA-256 the client checks files with, and which image formats the system decodes.
+// lives, which SHA-256 the client checks files with, and the C library's rename.
 import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
+
+/// Puts `source` in `target`'s place in one step, replacing what was there (rename(2));
+/// Foundation's replaceItemAt on Linux deletes the file it replaces and moves nothing in its place
+/// (swift-corelibs-foundation of Swift 6.3).
+func replaceFile(_ target: URL, with source: URL) throws {
+    guard rename(source.path, target.path) == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+    }
+}
 
 #if canImport(FoundationNetworking)
     // On Linux, URLSession and its types live in FoundationNetworking.
@@ -21,21 +36,3 @@ import Foundation
         SHA256Digest.hex(of: data)
     }
 #endif
-
-extension LadderClient {
-    /// The formats besides JPEG that the system's image decoder (ImageIO) reads on this
-    /// platform: WebP from iOS 14 and macOS 11, AVIF from iOS 16 and macOS 13, JPEG XL from
-    /// iOS 17 and macOS 14. None elsewhere (other systems, and Linux, where the app decodes with
-    /// what it links: it says what that reads with `formats`).
-    public static var platformFormats: Set<String> {
-        #if os(iOS) || os(macOS)
-            var formats: Set<String> = []
-            if #available(iOS 14, macOS 11, *) { formats.insert("webp") }
-            if #available(iOS 16, macOS 13, *) { formats.insert("avif") }
-            if #available(iOS 17, macOS 14, *) { formats.insert("jxl") }
-            return formats
-        #else
-            return []
-        #endif
-    }
-}

@@ -1,4 +1,3 @@
-internal import CJPEG
 internal import CLadder
 internal import CVips
 import Foundation
@@ -103,11 +102,8 @@ package enum Imaging {
 
     /// The versions of libvips, libjpeg-turbo and libexif in use.
     package static var versions: Versions {
-        let jpeg = Int(LIBJPEG_TURBO_VERSION_NUMBER)
-        return Versions(
-            libvips: String(cString: vips_version_string()),
-            libjpeg: "\(jpeg / 1_000_000).\(jpeg / 1000 % 1000).\(jpeg % 1000)",
-            libexif: libexifVersion)
+        Versions(
+            libvips: String(cString: vips_version_string()), libjpeg: JPEGLibrary.version, libexif: libexifVersion)
     }
 }
 

@@ -1,4 +1,4 @@
-internal import CLadder
+internal import CLadderJPEG
 
 /// The quantized DCT coefficients of one JPEG, read once, from which the same image can be
 /// written with any scan script without loss (libjpeg's transcoding API, as jpegtran uses it):

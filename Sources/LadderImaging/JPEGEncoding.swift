@@ -1,4 +1,4 @@
-internal import CLadder
+internal import CLadderJPEG
 import Foundation
 
 /// One scan of a progressive JPEG: which components it carries, the band of DCT coefficients

@@ -1,4 +1,4 @@
-internal import CLadder
+internal import CLadderJPEG
 
 /// What libjpeg-turbo finds reading a JPEG's entropy-coded data to its end of image (Wraps
 /// jpeg_start_decompress() at 1/8 scale, jpeg_skip_scanlines(), jpeg_read_scanlines() for the

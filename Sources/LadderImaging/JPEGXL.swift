@@ -137,8 +137,9 @@ package enum JPEGXL {
                     return nil
                 case JXL_DEC_ERROR:
                     return failure(
-                        budget.refused ? "over the decoder memory limit of \(limits.maxMemoryBytes >> 20) MiB" :
-                            "libjxl cannot decode the file (damaged, or not JPEG XL)")
+                        budget.refused
+                            ? "over the decoder memory limit of \(limits.maxMemoryBytes >> 20) MiB"
+                            : "libjxl cannot decode the file (damaged, or not JPEG XL)")
                 case JXL_DEC_NEED_MORE_INPUT:
                     return failure("the file ends early (truncated)")
                 case JXL_DEC_BASIC_INFO:

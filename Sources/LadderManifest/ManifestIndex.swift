@@ -125,6 +125,9 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
             scanEnds = variant.scanEnds
             formats = variant.formats
         }
+
+        /// Every file path it names: the JPEG's, then its siblings' by format name.
+        var paths: [String] { [path] + (formats ?? [:]).sorted { $0.key < $1.key }.map(\.value.path) }
     }
 
     /// The layout file's path relative to the manifest's folder.
@@ -203,7 +206,7 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
                 throw Manifest.ReadError(reason: "\"\(sha1)\" is not a SHA1 this index file may hold")
             }
             for (name, variant) in entry.variants {
-                for path in [variant.path] + (variant.formats ?? [:]).values.map(\.path) {
+                for path in variant.paths {
                     if let problem = ManifestPath.problem(with: path) {
                         throw Manifest.ReadError(reason: "\(sha1) \(name): \(problem): \"\(path)\"")
                     }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The rules every path in a manifest follows: relative, `/`-separated, no empty, `.` or `..`
 /// segment, no backslash, no control character, at most 255 bytes a segment.
 ///
@@ -33,9 +35,16 @@ public enum ManifestPath {
         if length == 2 && dots == 2 { return "'..' segment in path" }
         if length > 255 { return "segment longer than 255 bytes" }
         return nil
-
     }
 
     /// True when `path` follows the rules.
     public static func isValid(_ path: String) -> Bool { problem(with: path) == nil }
+
+    /// `path` (relative, `/`-separated, checked when the manifest was read) under `baseURL`, each
+    /// segment percent-encoded.
+    public static func url(for path: String, under baseURL: URL) -> URL {
+        path.split(separator: "/").reduce(baseURL) { url, segment in
+            url.appendingPathComponent(String(segment), isDirectory: false)
+        }
+    }
 }

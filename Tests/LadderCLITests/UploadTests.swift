@@ -135,7 +135,8 @@ struct UploadTests {
         var variants: [String: String] = [:]
         for case let image as [String: Any] in (object["images"] as? [String: Any] ?? [:]).values {
             for case let variant as [String: Any] in (image["variants"] as? [String: Any] ?? [:]).values {
-                let files = [variant] + (variant["formats"] as? [String: Any] ?? [:]).values.compactMap { $0 as? [String: Any] }
+                let files =
+                    [variant] + (variant["formats"] as? [String: Any] ?? [:]).values.compactMap { $0 as? [String: Any] }
                 for file in files {
                     if let path = file["path"] as? String, let sha256 = file["sha256"] as? String {
                         variants[path] = sha256

@@ -11,9 +11,11 @@ import Foundation
 #endif
 
 /// A small HTTP/1.1 server on 127.0.0.1 for the client's tests: it serves a folder, answers
-/// Range requests, and can be told to throttle each connection, answer 404 for some paths,
-/// or serve other bytes for a path. It counts what the tests check: requests, the most served
-/// at once, and bodies cut short by the client. One thread per connection; `Connection: close`.
+/// Range requests (with `If-Range` against the strong ETag it sends with every file), and can be
+/// told to throttle each connection, answer 404 for some paths, serve other bytes for a path,
+/// hold a path's response until the test releases it, or answer ranges with the whole file. It
+/// logs what the tests check: each request with its range and answer, the most served at once,
+/// and bodies cut short by the client. One thread per connection; `Connection: close`.
 final class LoopbackServer: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `lock`.
     struct Options {
@@ -25,6 +27,25 @@ final class LoopbackServer: @unchecked Sendable {
         var replaced: [String: [UInt8]] = [:]
         /// Microseconds before each response starts, as a distant server's round trip.
         var latency: UInt32 = 0
+        /// Paths whose response waits (after the request is logged) until they leave this set.
+        var held: Set<String> = []
+        /// True to answer every request with the whole file and 200, Range or not, as some
+        /// servers do.
+        var ignoresRange = false
+        /// For each path, the most body bytes sent before the connection is closed (the rest of
+        /// the body is lost, as when a connection breaks).
+        var cutAfter: [String: Int] = [:]
+    }
+
+    /// One request and how it was answered.
+    struct Exchange: Sendable, Equatable {
+        var path: String
+        /// The first byte asked for with `Range`, if any.
+        var rangeStart: Int?
+        var ifRange: String?
+        var status: Int
+        /// The body bytes written.
+        var sent: Int
     }
 
     let root: String
@@ -35,8 +56,11 @@ final class LoopbackServer: @unchecked Sendable {
     private var active = 0
     private var peak = 0
     private var served: [String] = []
+    private var exchanges: [Exchange] = []
     private var cutShort: [String] = []
     private var stopped = false
+    /// Wakes held responses when the options change or the server stops.
+    private let gate = NSCondition()
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
@@ -72,10 +96,17 @@ final class LoopbackServer: @unchecked Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    func configure(_ change: (inout Options) -> Void) { lock.withLock { change(&options) } }
+    func configure(_ change: (inout Options) -> Void) {
+        lock.withLock { change(&options) }
+        gate.lock()
+        gate.broadcast()
+        gate.unlock()
+    }
 
     /// The paths requested so far, in order.
     var requests: [String] { lock.withLock { served } }
+    /// Every request answered (or being answered), in the order they arrived.
+    var log: [Exchange] { lock.withLock { exchanges } }
     /// The most requests being answered at one time.
     var peakConcurrency: Int { lock.withLock { peak } }
     /// Paths whose body the client stopped reading before the end.
@@ -89,6 +120,9 @@ final class LoopbackServer: @unchecked Sendable {
         guard !wasStopped else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        gate.lock()
+        gate.broadcast()
+        gate.unlock()
     }
 
     private func acceptLoop() {
@@ -113,12 +147,15 @@ final class LoopbackServer: @unchecked Sendable {
 
     private func serve(_ connection: Int32) {
         guard let request = readRequest(connection) else { return }
-        let (path, range) = request
-        let options = lock.withLock {
+        let path = request.path
+        let (options, number) = lock.withLock {
             active += 1
             peak = max(peak, active)
             served.append(path)
-            return self.options
+            exchanges.append(
+                Exchange(
+                    path: path, rangeStart: request.range?.lowerBound, ifRange: request.ifRange, status: 0, sent: 0))
+            return (self.options, exchanges.count - 1)
         }
         // A request stops counting as answered just before its last bytes are written: once they
         // are, the client may start its next request before this thread runs again, and a
@@ -129,7 +166,16 @@ final class LoopbackServer: @unchecked Sendable {
             counted = false
         }
         defer { done() }
+        func record(status: Int? = nil, sent: Int = 0) {
+            lock.withLock {
+                if let status { exchanges[number].status = status }
+                exchanges[number].sent += sent
+            }
+        }
 
+        gate.lock()
+        while lock.withLock({ self.options.held.contains(path) && !stopped }) { gate.wait() }
+        gate.unlock()
         if options.latency > 0 { usleep(options.latency) }
         let decoded = path.removingPercentEncoding ?? path
         let body: [UInt8]?
@@ -142,20 +188,29 @@ final class LoopbackServer: @unchecked Sendable {
         }
         guard let body else {
             done()
+            record(status: 404)
             _ = write(
                 connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
         }
+        let tag = Self.entityTag(of: body)
         var slice = body[...]
         var head = "HTTP/1.1 200 OK\r\n"
-        if let range, range.lowerBound < body.count {
+        var status = 200
+        // A range is honoured when the file is still the one the client's validator names.
+        let current = request.ifRange.map { $0 == tag || $0 == Self.lastModified } ?? true
+        if let range = request.range, range.lowerBound < body.count, current, !options.ignoresRange {
             let upper = min(range.upperBound, body.count - 1)
             slice = body[range.lowerBound...upper]
             head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(range.lowerBound)-\(upper)/\(body.count)\r\n"
+            status = 206
         }
-        head += "Content-Length: \(slice.count)\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+        record(status: status)
+        head += "Content-Length: \(slice.count)\r\nContent-Type: application/octet-stream\r\n"
+        head += "ETag: \(tag)\r\nLast-Modified: \(Self.lastModified)\r\nConnection: close\r\n\r\n"
         if slice.isEmpty { done() }
         guard write(connection, Array(head.utf8)) else { return }
+        if let cut = options.cutAfter[path], cut < slice.count { slice = slice.prefix(cut) }
         // Throttled: a twentieth of a second's worth at a time.
         let chunk = options.bytesPerSecond.map { max(1, $0 / 20) } ?? 64 << 10
         var offset = slice.startIndex
@@ -166,13 +221,24 @@ final class LoopbackServer: @unchecked Sendable {
                 lock.withLock { cutShort.append(path) }
                 return
             }
+            record(sent: end - offset)
             offset = end
             if options.bytesPerSecond != nil, offset < slice.endIndex { usleep(50_000) }
         }
     }
 
-    /// The request's path and byte range, once its head has arrived.
-    private func readRequest(_ connection: Int32) -> (String, ClosedRange<Int>?)? {
+    /// A strong ETag for a body: its length and FNV-1a hash.
+    static func entityTag(of body: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "\"\(body.count)-\(String(hash, radix: 16))\""
+    }
+
+    /// The Last-Modified date of every file.
+    static let lastModified = "Tue, 01 Dec 2026 10:00:00 GMT"
+
+    /// The request's path, byte range and If-Range validator, once its head has arrived.
+    private func readRequest(_ connection: Int32) -> (path: String, range: ClosedRange<Int>?, ifRange: String?)? {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
@@ -185,13 +251,19 @@ final class LoopbackServer: @unchecked Sendable {
         let words = lines[0].split(separator: " ")
         guard words.count >= 2, words[0] == "GET" else { return nil }
         var range: ClosedRange<Int>?
-        for line in lines.dropFirst() where line.lowercased().hasPrefix("range: bytes=") {
-            let bounds = line.dropFirst("range: bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
-            if bounds.count == 2, let lower = Int(bounds[0]) {
-                range = lower...(Int(bounds[1]) ?? Int.max - 1)
+        var ifRange: String?
+        for line in lines.dropFirst() {
+            if line.lowercased().hasPrefix("range: bytes=") {
+                let bounds = line.dropFirst("range: bytes=".count).split(
+                    separator: "-", omittingEmptySubsequences: false)
+                if bounds.count == 2, let lower = Int(bounds[0]) {
+                    range = lower...(Int(bounds[1]) ?? Int.max - 1)
+                }
+            } else if line.lowercased().hasPrefix("if-range:") {
+                ifRange = line.dropFirst("if-range:".count).trimmingCharacters(in: .whitespaces)
             }
         }
-        return (String(words[1]), range)
+        return (String(words[1]), range, ifRange)
     }
 
     /// Writes all of `bytes`; false when the client has gone.

@@ -50,7 +50,8 @@ struct ButteraugliTests {
     @Test("distances match libjxl's butteraugli called on the same pixels", arguments: references)
     func matchesReference(_ reference: (String, Double, Double)) throws {
         TestImages.start()
-        let original = try Image(pixels: Self.reference(), width: Self.width, height: Self.height, bands: 3, space: .sRGB)
+        let original = try Image(
+            pixels: Self.reference(), width: Self.width, height: Self.height, bands: 3, space: .sRGB)
         let distorted = try Image(
             pixels: Self.picture(reference.0), width: Self.width, height: Self.height, bands: 3, space: .sRGB)
         let distance = try Butteraugli.distance(original, distorted)
@@ -61,7 +62,8 @@ struct ButteraugliTests {
     @Test("pictures of different sizes are refused with both sizes in the message")
     func refusesMismatch() throws {
         TestImages.start()
-        let original = try Image(pixels: Self.reference(), width: Self.width, height: Self.height, bands: 3, space: .sRGB)
+        let original = try Image(
+            pixels: Self.reference(), width: Self.width, height: Self.height, bands: 3, space: .sRGB)
         let smaller = try Image(pixels: [UInt8](repeating: 9, count: 12), width: 2, height: 2, bands: 3, space: .sRGB)
         #expect { try Butteraugli.distance(original, smaller) } throws: { "\($0)".contains("64x48") }
     }

@@ -62,6 +62,21 @@ struct ManifestIndexTests {
         #expect(ManifestIndex.files(for: manifest) == files)
     }
 
+    @Test("an index entry carries its variants' siblings in other formats, as the manifest has them")
+    func formats() throws {
+        var manifest = Self.manifest(images: 3)
+        let sha1 = try #require(manifest.images.keys.sorted().first)
+        let avif = Manifest.FormatEntry(
+            path: "\(sha1.prefix(2))/\(sha1)-full.avif", bytes: 999, sha256: String(repeating: "f", count: 64))
+        manifest.images[sha1]?.variants["full"]?.formats = ["avif": avif]
+        let files = ManifestIndex.files(for: manifest)
+        let path = ManifestIndex.path(forSHA1: sha1, prefixLength: 2)
+        let index = try ManifestIndex(jsonData: try #require(files[path]), prefix: String(sha1.prefix(2)))
+        #expect(index.images[sha1]?.variants["full"]?.formats == ["avif": avif])
+        #expect(index.images[sha1]?.variants["small_thumb"]?.formats == nil)
+        #expect(String(decoding: try #require(files[path]), as: UTF8.self).contains(#""formats":{"avif":{"#))
+    }
+
     @Test("a manifest named NAME.json has its index in NAME.index/")
     func folderFollowsTheManifestName() {
         #expect(ManifestIndex.layoutPath(manifestName: "photos.json") == "photos.index/layout.json")

@@ -1,4 +1,5 @@
-// A UIKit collection view cell that loads a photo's ladder, and stops when it is reused.
+// A UIKit collection view cell that shows a photo's ladder: the best picture in memory at once,
+// then each rung as it arrives; reused, it cancels the downloads it still waits for.
 import LadderClient
 import UIKit
 
@@ -8,7 +9,8 @@ final class LadderCell: UICollectionViewCell {
 
     override init(frame: CGRect) {
         super.init(frame: frame)
-        imageView.contentMode = .scaleAspectFit
+        imageView.contentMode = .scaleAspectFill
+        imageView.clipsToBounds = true
         imageView.frame = contentView.bounds
         imageView.autoresizingMask = [.flexibleWidth, .flexibleHeight]
         contentView.addSubview(imageView)
@@ -18,20 +20,18 @@ final class LadderCell: UICollectionViewCell {
 
     func show(_ sha1: String, with client: LadderClient) {
         load?.cancel()
-        let pixels = Int(max(bounds.width, bounds.height) * traitCollection.displayScale)
+        let scale = traitCollection.displayScale
+        let width = Int(bounds.width * scale)
+        let height = Int(bounds.height * scale)
+        let cached = client.cached(.sha1(sha1), width: width, height: height, fit: .aspectFill)
+        imageView.image = cached?.picture.uiImage
+        guard cached?.isFinal != true else { return }
         load = Task { [imageView] in
+            let frames = client.load(.sha1(sha1), width: width, height: height, fit: .aspectFill)
             do {
-                for try await event in client.load(.sha1(sha1), width: pixels, height: pixels) {
-                    switch event {
-                    case .placeholder(let hash, _):
-                        imageView.image = hash.picture()?.cgImage.map { UIImage(cgImage: $0) }
-                    case .scans(_, let data, _), .rung(_, let data, _):
-                        imageView.image = UIImage(data: data) ?? imageView.image
-                    case .failed: continue
-                    }
-                }
+                for try await case .frame(let frame) in frames { imageView.image = frame.picture.uiImage }
             } catch {
-                // Cancelled by reuse: the next show(_:with:) starts over.
+                // Not in the manifest, or no index: what is shown stays.
             }
         }
     }

@@ -40,7 +40,9 @@ package struct FormatSavings: Sendable, Equatable {
                 rungs[name, default: (0, 0)].bytes += variant.bytes
                 for (formatName, sibling) in variant.formats ?? [:] {
                     guard let format = SiblingFormat(rawValue: formatName) else { continue }
-                    var saving = byVariant[name, default: [:]][format] ?? Saving(siblings: 0, rungs: 0, jpegBytes: 0, servedBytes: 0)
+                    var saving =
+                        byVariant[name, default: [:]][format]
+                        ?? Saving(siblings: 0, rungs: 0, jpegBytes: 0, servedBytes: 0)
                     saving.siblings += 1
                     // Counted as the JPEG's bytes less what the sibling saves; the JPEG total is
                     // added below.
@@ -82,7 +84,9 @@ package struct FormatSavings: Sendable, Equatable {
                     "\(format.rawValue) \(saving.siblings) of \(saving.rungs), \(bytes(saving.savedBytes)) less (\(Self.percent(saving.savedShare)))"
             }.joined(separator: "; ")
         }
-        return byVariant.keys.sorted().map { "\($0): \(describe(byVariant[$0]!))" } + ["all variants: \(describe(total))"]
+        return byVariant.keys.sorted().map { "\($0): \(describe(byVariant[$0]!))" } + [
+            "all variants: \(describe(total))"
+        ]
     }
 
     /// A share as a percentage with one decimal: "23.1 %".

@@ -185,7 +185,8 @@ extension PipelineConfiguration {
         for (index, name) in names.enumerated() {
             let location = "\(ConfigurationReader.child(reader.path, "formats"))[\(index)]"
             guard let format = SiblingFormat(rawValue: name) else {
-                let hint = name.lowercased() == "jpeg" || name.lowercased() == "jpg" ? "; the JPEG is always written" : ""
+                let hint =
+                    name.lowercased() == "jpeg" || name.lowercased() == "jpg" ? "; the JPEG is always written" : ""
                 throw reader.error(
                     nil,
                     "unknown format \"\(name)\" (ladder writes siblings in: \(SiblingFormat.allCases.map(\.rawValue).joined(separator: ", "))\(hint))"

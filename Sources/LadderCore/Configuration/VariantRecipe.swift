@@ -32,7 +32,8 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
 
     /// The settings each sibling of this variant is encoded with.
     package func siblingEncoding(_ format: SiblingFormat) -> SiblingEncoding {
-        SiblingEncoding(format: format, jpegQuality: quality, fullChroma: chroma.isFull(quality: quality), avifEffort: avifEffort)
+        SiblingEncoding(
+            format: format, jpegQuality: quality, fullChroma: chroma.isFull(quality: quality), avifEffort: avifEffort)
     }
 
     /// The box the variant fits in.

@@ -93,7 +93,8 @@ package struct ReportPage: Sendable {
                 let saving = formats[format]!
                 savingRows.append([
                     name, format.rawValue, "\(saving.siblings) of \(saving.rungs)", Self.bytes(saving.jpegBytes),
-                    Self.bytes(saving.servedBytes), Self.bytes(saving.savedBytes), FormatSavings.percent(saving.savedShare),
+                    Self.bytes(saving.servedBytes), Self.bytes(saving.savedBytes),
+                    FormatSavings.percent(saving.savedShare),
                 ])
             }
         }

@@ -1,5 +1,5 @@
 package import LadderImaging
-package import LadderManifest
+import LadderManifest
 
 /// What an app shows before any variant arrives, as the manifest records it: a ThumbHash of the
 /// upright, flattened picture and its mean colour.

@@ -118,7 +118,8 @@ struct RenderResponseHeader: Codable {
             Variant(
                 name: $0.name, width: $0.size.width, height: $0.size.height, progressive: $0.progressive,
                 scans: $0.scans, length: $0.bytes.count, script: $0.script, budgetAdvice: $0.budgetAdvice,
-                siblings: $0.siblings.isEmpty ? nil : $0.siblings.map { Sibling(format: $0.format, length: $0.bytes.count) },
+                siblings: $0.siblings.isEmpty
+                    ? nil : $0.siblings.map { Sibling(format: $0.format, length: $0.bytes.count) },
                 skippedSiblings: $0.skippedSiblings.isEmpty ? nil : $0.skippedSiblings)
         }
     }

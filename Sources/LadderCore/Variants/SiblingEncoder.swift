@@ -29,7 +29,8 @@ package struct SiblingEncoder: Sendable {
             case .webp:
                 siblings.append(
                     RenderedSibling(
-                        format: format, bytes: try picture.webpEncoded(quality: encoding.quality, effort: encoding.effort)))
+                        format: format,
+                        bytes: try picture.webpEncoded(quality: encoding.quality, effort: encoding.effort)))
             case .avif:
                 siblings.append(
                     RenderedSibling(

@@ -1,5 +1,4 @@
-internal import CLadder
-import Foundation
+internal import CLadderJPEG
 
 /// 8-bit pixels in memory, interleaved, rows top to bottom.
 package struct DecodedPixels: Sendable, Equatable {
@@ -64,7 +63,7 @@ package struct DecodedPixels: Sendable, Equatable {
         guard status == 0, let pixels else {
             throw ImagingError(operation: "decode JPEG", path: nil, reason: cString(message))
         }
-        defer { free(pixels) }
+        defer { Platform.free(pixels) }
         let count = Int(width) * Int(height) * Int(components)
         self.init(
             width: Int(width), height: Int(height), components: Int(components),
@@ -133,14 +132,6 @@ package struct DecodedPixels: Sendable, Equatable {
             return DecodedPixels(width: width, height: height, components: 3, colorModel: .rgb, samples: rgb)
         }
     }
-
-    /// An image of these pixels, for resizing and encoding.
-    package func image() throws(ImagingError) -> Image {
-        let shown = displayable()
-        return try Image(
-            pixels: shown.samples, width: width, height: height, bands: shown.components,
-            space: shown.components == 1 ? .grayscale : .sRGB)
-    }
 }
 
 extension DecodedPixels {
@@ -202,18 +193,10 @@ extension DecodedPixels {
     }
 }
 
-extension Image {
-    /// The pixels of this in-memory 8-bit image.
-    package func decodedPixels() throws(ImagingError) -> DecodedPixels {
-        let samples = try withPixels { Array($0) }
-        return DecodedPixels(width: width, height: height, components: bands, samples: samples)
-    }
-}
-
 private func clampToByte(_ value: Double) -> UInt8 {
     UInt8(max(0, min(255, value.rounded())))
 }
 
-func cString(_ buffer: [CChar]) -> String {
+package func cString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -3,7 +3,7 @@
 
 #include <setjmp.h>
 #include <string.h>
-#include "CLadder.h"
+#include "CLadderJPEG.h"
 #include <jpeglib.h>
 #include <jerror.h>
 

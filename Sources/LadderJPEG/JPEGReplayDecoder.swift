@@ -1,7 +1,12 @@
-internal import CLadder
+internal import CLadderJPEG
 
 /// libjpeg-turbo in buffered-image mode, fed a JPEG a few bytes at a time as a browser or an
 /// incremental image source is: after each step it can render the picture as it stands.
+///
+/// The file's bytes live in one buffer of the file's length, filled as they arrive (`append`),
+/// of which libjpeg sees the first `advance(to:)` or `expose(_:)` bytes: it suspends when it
+/// needs bytes it cannot see, and carries on from there when more are visible, so nothing is
+/// decoded twice.
 ///
 /// Not `Sendable`: one replay belongs to the function that runs it.
 package final class JPEGReplayDecoder {
@@ -28,6 +33,10 @@ package final class JPEGReplayDecoder {
 
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     private let handle: OpaquePointer
+    /// The bytes that have arrived, at the start of `bytes`.
+    package private(set) var received = 0
+    /// The picture being painted (`startPainting(scan:)`), rows top to bottom.
+    private var canvas: [UInt8] = []
     package private(set) var state = State(
         headerReady: false, width: 0, height: 0, components: 0, colorModel: .rgb, isProgressive: false,
         scansCompleted: 0, inputScan: 0,
@@ -40,23 +49,34 @@ package final class JPEGReplayDecoder {
     /// render whole. With `scaleEighths` below 8, pictures render at that many eighths of the
     /// file's size (libjpeg scales in its IDCT, rounding sizes up), for showing rather than
     /// measuring.
-    package init(
+    package convenience init(
         _ bytes: [UInt8], maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8
     )
         throws(ImagingError)
     {
-        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
-        _ = copy.initialize(from: bytes)
+        try self.init(
+            length: bytes.count, maximumScans: maximumScans, lumaOnly: lumaOnly, rgb: rgb, scaleEighths: scaleEighths)
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// Prepares to replay a file of `length` bytes that arrive later (`append`), with the options
+    /// of `init(_:maximumScans:lumaOnly:rgb:scaleEighths:)`. With a `maximumMemory` (bytes),
+    /// libjpeg's buffers are bounded, so that a header that claims a huge picture fails at once.
+    package init(
+        length: Int, maximumScans: Int, lumaOnly: Bool = false, rgb: Bool = false, scaleEighths: Int = 8,
+        maximumMemory: Int = 0
+    ) throws(ImagingError) {
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, length))
         guard
             let handle = ladder_replay_new(
-                copy.baseAddress!, bytes.count, Int32(maximumScans),
+                buffer.baseAddress!, length, Int32(maximumScans),
                 DecodedPixels.output(lumaOnly: lumaOnly, rgb: rgb),
-                Int32(min(8, max(1, scaleEighths))))
+                Int32(min(8, max(1, scaleEighths))), maximumMemory)
         else {
-            copy.deallocate()
+            buffer.deallocate()
             throw ImagingError(operation: "start a replay", path: nil, reason: "out of memory")
         }
-        self.bytes = UnsafeMutableBufferPointer(start: copy.baseAddress, count: bytes.count)
+        self.bytes = UnsafeMutableBufferPointer(start: buffer.baseAddress, count: length)
         self.handle = handle
     }
 
@@ -75,12 +95,64 @@ package final class JPEGReplayDecoder {
     /// The file's length.
     package var length: Int { bytes.count }
 
+    /// Adds bytes that arrived after those received so far (beyond the file's length, they are
+    /// dropped); libjpeg sees them once they are made visible.
+    package func append(_ more: UnsafeRawBufferPointer) {
+        let count = min(more.count, bytes.count - received)
+        guard count > 0, let source = more.baseAddress else { return }
+        UnsafeMutableRawPointer(bytes.baseAddress! + received).copyMemory(from: source, byteCount: count)
+        received += count
+    }
+
+    /// Makes the first `available` bytes visible without letting libjpeg read them: a paint
+    /// waiting for bytes (`paintRows()` returned nil) reads what it needs itself.
+    package func expose(_ available: Int) {
+        ladder_replay_expose(handle, min(available, received))
+    }
+
+    /// Starts painting the picture as it stands after scan `scan`. libjpeg decides block
+    /// smoothing now and keeps that for the whole paint: started once the scan is complete and
+    /// before the next scan's header is visible, the picture is the one a decoder given only
+    /// those scans (and an end of image) shows, djpeg for one.
+    package func startPainting(scan: Int) throws(ImagingError) {
+        guard state.headerReady else {
+            throw ImagingError(operation: "paint", path: nil, reason: "the header has not arrived")
+        }
+        var message = [CChar](repeating: 0, count: 256)
+        guard ladder_replay_start_paint(handle, Int32(scan), &message, message.count) == 0 else {
+            throw ImagingError(operation: "paint scan \(scan)", path: nil, reason: cString(message))
+        }
+        canvas = [UInt8](repeating: 0, count: state.width * state.height * state.components)
+    }
+
+    /// Paints what it can of the picture `startPainting(scan:)` started: the whole picture, or
+    /// nil when libjpeg needs bytes that are not visible yet (after a DC scan, its last two block
+    /// rows wait for the next scan's header or the end of the image; expose more and call again).
+    package func paintRows() throws(ImagingError) -> DecodedPixels? {
+        guard !canvas.isEmpty else {
+            throw ImagingError(operation: "paint", path: nil, reason: "no paint was started")
+        }
+        var message = [CChar](repeating: 0, count: 256)
+        let status = canvas.withUnsafeMutableBufferPointer { pixels in
+            ladder_replay_paint_rows(handle, pixels.baseAddress!, &message, message.count)
+        }
+        guard status >= 0 else {
+            throw ImagingError(operation: "paint", path: nil, reason: cString(message))
+        }
+        guard status == 1 else { return nil }
+        let pixels = DecodedPixels(
+            width: state.width, height: state.height, components: state.components, colorModel: state.colorModel,
+            samples: canvas)
+        canvas = []
+        return pixels
+    }
+
     /// Makes the first `available` bytes visible and lets libjpeg absorb what it can.
     @discardableResult
     package func advance(to available: Int) throws(ImagingError) -> State {
         var raw = ladder_replay_state()
         var message = [CChar](repeating: 0, count: 256)
-        let status = ladder_replay_advance(handle, available, &raw, &message, message.count)
+        let status = ladder_replay_advance(handle, min(available, received), &raw, &message, message.count)
         state = State(
             headerReady: raw.header_ready != 0, width: Int(raw.width), height: Int(raw.height),
             components: Int(raw.components),

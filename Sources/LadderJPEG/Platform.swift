@@ -1,4 +1,4 @@
-// Everything in LadderImaging that differs between Apple platforms and Linux, in one place: the
+// Everything in LadderJPEG that differs between Apple platforms and Linux, in one place: the
 // C library that releases what the C libraries allocate.
 #if canImport(Darwin)
     import Darwin
@@ -6,9 +6,9 @@
     import Glibc
 #endif
 
-enum Platform {
+package enum Platform {
     /// Releases memory that C code allocated with malloc.
-    static func free(_ pointer: UnsafeMutableRawPointer?) {
+    package static func free(_ pointer: UnsafeMutableRawPointer?) {
         #if canImport(Darwin)
             Darwin.free(pointer)
         #else

@@ -97,7 +97,7 @@ static void choose_output(struct jpeg_decompress_struct *cinfo, int output) {
 }
 
 ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int max_scans, int output,
-                                 int scale_eighths) {
+                                 int scale_eighths, long max_memory) {
     ladder_replay *replay = calloc(1, sizeof(ladder_replay));
     if (!replay) return NULL;
     replay->data = data;
@@ -113,6 +113,7 @@ ladder_replay *ladder_replay_new(const unsigned char *data, size_t length, int m
         return NULL;
     }
     jpeg_create_decompress(&replay->cinfo);
+    if (max_memory > 0) replay->cinfo.mem->max_memory_to_use = max_memory;
     replay->cinfo.client_data = replay;
     replay->source.init_source = source_init;
     replay->source.fill_input_buffer = source_fill;
@@ -204,6 +205,22 @@ int ladder_replay_advance(ladder_replay *replay, size_t available, ladder_replay
 
 int ladder_replay_render(ladder_replay *replay, int scan, unsigned char *pixels, char *message,
                          size_t message_capacity) {
+    if (ladder_replay_start_paint(replay, scan, message, message_capacity) != 0) return -1;
+    int status = ladder_replay_paint_rows(replay, pixels, message, message_capacity);
+    if (status == 0) {
+        /* libjpeg wants input that has not arrived: the caller rendered too early. */
+        replay->failed = 1;
+        snprintf(message, message_capacity, "scan %d cannot be rendered before libjpeg reaches the next scan", scan);
+    }
+    return status == 1 ? 0 : -1;
+}
+
+void ladder_replay_expose(ladder_replay *replay, size_t available) {
+    replay->available = available > replay->length ? replay->length : available;
+    source_update(replay);
+}
+
+int ladder_replay_start_paint(ladder_replay *replay, int scan, char *message, size_t message_capacity) {
     struct jpeg_decompress_struct *cinfo = &replay->cinfo;
     if (replay->failed || !replay->started) {
         ladder_copy_message("nothing to render yet", message, message_capacity);
@@ -222,18 +239,28 @@ int ladder_replay_render(ladder_replay *replay, int scan, unsigned char *pixels,
         replay->finish_pending = 0;
     }
     jpeg_start_output(cinfo, scan);
+    return 0;
+}
+
+int ladder_replay_paint_rows(ladder_replay *replay, unsigned char *pixels, char *message, size_t message_capacity) {
+    struct jpeg_decompress_struct *cinfo = &replay->cinfo;
+    if (replay->failed || !replay->started) {
+        ladder_copy_message("nothing to render yet", message, message_capacity);
+        return -1;
+    }
+    if (setjmp(replay->error.jump)) {
+        replay->failed = 1;
+        ladder_copy_message(replay->error.message, message, message_capacity);
+        return -1;
+    }
     size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
     while (cinfo->output_scanline < cinfo->output_height) {
         JSAMPROW row = pixels + (size_t)cinfo->output_scanline * stride;
-        if (jpeg_read_scanlines(cinfo, &row, 1) == 0) {
-            /* libjpeg wants input that has not arrived: the caller rendered too early. */
-            snprintf(replay->error.message, sizeof replay->error.message,
-                     "scan %d cannot be rendered before libjpeg reaches the next scan", scan);
-            longjmp(replay->error.jump, 1);
-        }
+        /* No row: libjpeg suspended, waiting for bytes the source has not made visible. */
+        if (jpeg_read_scanlines(cinfo, &row, 1) == 0) return 0;
     }
     if (!jpeg_finish_output(cinfo)) replay->finish_pending = 1;
-    return 0;
+    return 1;
 }
 
 const char *ladder_replay_last_warning(ladder_replay *replay) {
