@@ -34,6 +34,9 @@ package struct BuildReport: Sendable, Equatable {
     package var outputDirectory: String
     /// Wall time, in seconds.
     package var seconds: Double
+    /// True when the build record showed that nothing changed since the last build, so that
+    /// the build ended after the walk (docs/BUILDS.md, "Incremental builds").
+    package var unchanged = false
 
     package struct Failure: Sendable, Equatable {
         package var source: String

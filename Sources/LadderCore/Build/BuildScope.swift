@@ -36,6 +36,7 @@ package struct BuildScope: Sendable {
     /// Names in the state folder (`.ladder/`), each carrying the shard's tag in a shard.
     var snapshotName: String { StateFolder.manifestSnapshot(shard: shard) }
     var fallbackSnapshotName: String { StateFolder.manifestSnapshot(shard: nil) }
+    var buildRecordName: String { StateFolder.buildRecord(shard: shard) }
     var failureMemoryName: String { StateFolder.failures(shard: shard) }
     var pendingFilesName: String { StateFolder.pendingFiles(shard: shard) }
 

@@ -92,6 +92,36 @@ package struct BuildStateStore {
         try? folder?.removeFile(scope.pendingFilesName)
     }
 
+    // MARK: - Build record
+
+    /// The last build's record, when nothing it depends on changed since (`BuildRecord`): the
+    /// sources, the `key`, the manifest file (changed neither since nor in the clock tick the
+    /// record was written in), every variant file (`isPresent`) and no build of this scope
+    /// left pending files.
+    func unchangedBuild(
+        files: [SourceFile], key: String, manifestFolder: Directory, isPresent: (String, Int) -> Bool
+    ) -> BuildRecord? {
+        guard let folder, let recordStatus = try? folder.status(of: scope.buildRecordName),
+            let manifest = try? manifestFolder.status(of: FilePath.name(scope.manifestPath)),
+            manifest.modified < recordStatus.modified, manifest.changed < recordStatus.modified,
+            pendingFiles().isEmpty,
+            let bytes = try? folder.readFile(scope.buildRecordName)
+        else { return nil }
+        return BuildRecord.matching(bytes, files: files, key: key, manifest: manifest, isPresent: isPresent)
+    }
+
+    /// Records what this build found and wrote, for `files`; a record that cannot be written
+    /// (or a build that wrote none) costs the next build only time.
+    func save(_ record: BuildRecord, files: [SourceFile]) {
+        guard let bytes = record.serialized(files: files) else { return removeRecord() }
+        try? folder?.writeAtomically(bytes, to: scope.buildRecordName)
+    }
+
+    /// Forgets the record, so that the next build is a full one.
+    func removeRecord() {
+        try? folder?.removeFile(scope.buildRecordName)
+    }
+
     // MARK: - Stat cache and failures
 
     package func statCache() -> StatCache {
@@ -100,6 +130,11 @@ package struct BuildStateStore {
 
     func save(_ cache: StatCache) {
         try? folder?.writeAtomically(cache.serialized(), to: StateFolder.statCache)
+    }
+
+    /// The failure memory's bytes (empty when there is none), which the build record's key covers.
+    func failureMemoryBytes() -> [UInt8] {
+        (try? folder?.readFile(scope.failureMemoryName)) ?? []
     }
 
     func failureMemory() -> FailureMemory {

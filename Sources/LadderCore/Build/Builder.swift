@@ -75,22 +75,14 @@ package final class Builder: Sendable {
         let folders = OutputFolders(output)
         let clean = CleanPhase(scope: scope, folders: folders)
         try clean.removeLeftovers(manifestFolder: manifestFolder)
-        let (previous, snapshotIsCurrent) = store.previousManifest(in: manifestFolder)
 
-        // Walk and hash.
+        // Walk.
         let scanStarted = Self.now()
         let walk = try SourceWalker(configuration: configuration).walk()
         for warning in walk.warnings { observer?.warning("\(warning.path): \(warning.message)") }
         let files = walk.files
         observer?.buildStarted(total: files.count)
-        let oldCache = store.statCache()
-        // A source the stat cache does not vouch for is likely to be rendered: start the workers
-        // now, so that their start-up overlaps with hashing. A no-op build starts none.
-        if files.contains(where: { oldCache.sha1(for: $0) == nil }) { workers.prepare() }
-        let hashes = SourceHashing(
-            files, cache: oldCache, limit: configuration.limits.maxFileBytes, width: options.jobs * 2)
 
-        // Plan.
         // Each recipe's description, and its fingerprint (the SHA1 of the description).
         let descriptions = Dictionary(
             uniqueKeysWithValues: configuration.variants.map {
@@ -101,10 +93,38 @@ package final class Builder: Sendable {
                 )
             })
         let fingerprints = descriptions.mapValues(RecipeFingerprint.of)
-        let oldFailures = store.failureMemory()
         let attempt = FailureMemory.attempt(
             fingerprints: fingerprints, limits: configuration.limits, ladderVersion: ladderVersion)
         let prefix = configuration.outputPrefixInManifest
+        let generator = Manifest.Generator(
+            ladder: ladderVersion, libvips: versions.libvips, libjpeg: versions.libjpeg, libexif: versions.libexif)
+
+        // Nothing changed since the last build: it wrote what this one would write.
+        let recordKey = Self.recordKey(
+            scope: scope, descriptions: descriptions, attempt: attempt, generator: generator,
+            failureMemory: store.failureMemoryBytes())
+        if let unchanged = store.unchangedBuild(
+            files: files, key: recordKey, manifestFolder: manifestFolder,
+            isPresent: { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
+            !scope.writesIndex
+                || ManifestIndexWriter(
+                    manifestFolder: manifestFolder, manifestName: FilePath.name(scope.manifestPath)
+                ).isComplete
+        {
+            return report(unchanged: unchanged, files: files, walkWarnings: walk.warnings, started: started)
+        }
+
+        // Hash.
+        let (previous, snapshotIsCurrent) = store.previousManifest(in: manifestFolder)
+        let oldCache = store.statCache()
+        // A source the stat cache does not vouch for is likely to be rendered: start the workers
+        // now, so that their start-up overlaps with hashing. A no-op build starts none.
+        if files.contains(where: { oldCache.sha1(for: $0) == nil }) { workers.prepare() }
+        let hashes = SourceHashing(
+            files, cache: oldCache, limit: configuration.limits.maxFileBytes, width: options.jobs * 2)
+
+        // Plan.
+        let oldFailures = store.failureMemory()
         let work = Planner.plan(
             sources: hashes.sources, previous: previous, fingerprints: fingerprints, owns: scope.owns(sha1:),
             ownsUnreadable: scope.owns(unreadablePath:),
@@ -128,8 +148,7 @@ package final class Builder: Sendable {
         // Commit.
         let commit = CommitPhase(
             scope: scope, store: store, folders: folders,
-            generator: Manifest.Generator(
-                ladder: ladderVersion, libvips: versions.libvips, libjpeg: versions.libjpeg, libexif: versions.libexif))
+            generator: generator)
         let manifest = commit.manifest(
             for: work, rendered: rendered, files: files, fingerprints: fingerprints,
             recipes: Dictionary(descriptions.values.map { (RecipeFingerprint.of($0), $0) }) { first, _ in first })
@@ -155,6 +174,12 @@ package final class Builder: Sendable {
             }
         }
         if failureMemory != oldFailures { store.save(failureMemory) }
+        saveRecord(
+            store: store, work: work, files: files, manifest: manifest, manifestFolder: manifestFolder,
+            scannedAt: scanStarted, mismatches: mismatches,
+            key: Self.recordKey(
+                scope: scope, descriptions: descriptions, attempt: attempt, generator: generator,
+                failureMemory: store.failureMemoryBytes()))
 
         return BuildReport(
             sources: files.count, built: rendered.entries.count,
@@ -196,13 +221,14 @@ package final class Builder: Sendable {
     /// True when a previously written variant file is still there with its recorded size, and
     /// so is each of its format siblings.
     static func isPresent(_ entry: Manifest.VariantEntry, prefix: String, folders: OutputFolders) -> Bool {
-        isPresent(path: entry.path, bytes: entry.bytes, prefix: prefix, folders: folders)
+        isPresent(entry.path, bytes: entry.bytes, prefix: prefix, folders: folders)
             && (entry.formats ?? [:]).values.allSatisfy {
-                isPresent(path: $0.path, bytes: $0.bytes, prefix: prefix, folders: folders)
+                isPresent($0.path, bytes: $0.bytes, prefix: prefix, folders: folders)
             }
     }
 
-    private static func isPresent(path: String, bytes: Int, prefix: String, folders: OutputFolders) -> Bool {
+    /// True when the variant file at `path` (as the manifest names it) is there with `bytes` bytes.
+    static func isPresent(_ path: String, bytes: Int, prefix: String, folders: OutputFolders) -> Bool {
         let relative =
             prefix.isEmpty
             ? path : path.hasPrefix(prefix + "/") ? String(path.dropFirst(prefix.count + 1)) : nil

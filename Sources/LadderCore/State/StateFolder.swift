@@ -11,6 +11,8 @@ package enum StateFolder {
     /// Replay results of `ladder verify` (a folder).
     static let replayCache = "replay-cache"
 
+    /// What the last build found and wrote, for a no-op build to see that nothing changed.
+    static func buildRecord(shard: Shard?) -> String { "build-record" + suffix(shard) }
     /// The previous manifest, as records that read faster than its JSON.
     static func manifestSnapshot(shard: Shard?) -> String { "manifest-snapshot" + suffix(shard) }
     /// The sources that failed, by content, recipes and limits.

@@ -1,0 +1,135 @@
+import Foundation
+import LadderCore
+import LadderImaging
+import LadderManifest
+import Testing
+
+/// The no-op build from the build record (`.ladder/build-record`): what it skips, and that
+/// whatever changed still leads to the full build.
+@Suite("No-op build")
+struct NoOpBuildTests {
+    /// A built project whose sources are old enough for the record to trust them, built until
+    /// the record is current (a build that finds its own manifest written in the tick its
+    /// record was written in does the full build and records again).
+    static func settledProject(photos: Int = 3) throws -> TemporaryDirectory {
+        let folder = try BuildTests.project(photos: photos)
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        for index in 0..<photos {
+            try FileManager.default.setAttributes(
+                [.modificationDate: anHourAgo], ofItemAtPath: folder.path("photos/p\(index).jpg"))
+        }
+        // Setting the time set the change time to now; the record trusts no source changed
+        // within StatCache.racyWindow of the walk.
+        Thread.sleep(forTimeInterval: 2.1)
+        try Pipelines.build(in: folder)
+        try Pipelines.build(in: folder)
+        return folder
+    }
+
+    /// Every file under `build/` (the manifest, the index, the variants) with its bytes.
+    static func outputs(_ folder: TemporaryDirectory) throws -> [String: [UInt8]] {
+        var bytes: [String: [UInt8]] = [:]
+        for path in folder.files(under: "build") { bytes[path] = try folder.read("build/" + path) }
+        return bytes
+    }
+
+    /// The manifest's images as Foundation's JSON reader sees them, by SHA1.
+    static func images(_ folder: TemporaryDirectory) throws -> [String: NSDictionary] {
+        let json = try JSONSerialization.jsonObject(with: Data(folder.read("build/variants/manifest.json")))
+        let images = try #require((json as? [String: Any])?["images"] as? [String: NSDictionary])
+        return images
+    }
+
+    @Test("a no-op build answers from the build record and leaves every output byte-identical")
+    func noOpFromRecord() throws {
+        let folder = try Self.settledProject()
+        let before = try Self.outputs(folder)
+        let times = folder.modificationTimes(under: "build")
+        let report = try Pipelines.build(in: folder)
+        #expect(report.unchanged, "decided from the record, without the manifest")
+        #expect(report.sources == 3 && report.skipped == 3 && report.built == 0 && report.hashed == 0)
+        #expect(!report.manifestWritten && report.filesWritten == 0 && report.filesRemoved == 0)
+        #expect(try Self.outputs(folder) == before)
+        #expect(folder.modificationTimes(under: "build") == times)
+    }
+
+    @Test("a one-change rebuild rewrites exactly that image's entry; the next build is a no-op again")
+    func oneChange() throws {
+        let folder = try Self.settledProject()
+        let before = try Self.images(folder)
+        let old = Checksum.hex(.sha1, of: try folder.read("photos/p1.jpg"))
+        let changed = try TestImages.gradientJPEG(width: 500, height: 300, seed: 9)
+        try folder.write(changed, to: "photos/p1.jpg")
+        let report = try Pipelines.build(in: folder)
+        #expect(!report.unchanged && report.built == 1 && report.skipped == 2 && report.hashed == 1)
+        let after = try Self.images(folder)
+        let new = Checksum.hex(.sha1, of: changed)
+        #expect(Set(after.keys) == Set(before.keys).subtracting([old]).union([new]))
+        for (sha1, entry) in before where sha1 != old { #expect(after[sha1] == entry, "\(sha1) is untouched") }
+        #expect((after[new]?["sources"] as? [String]) == ["photos/p1.jpg"])
+        // The changed source is too recent for the record to trust until it ages.
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        try FileManager.default.setAttributes(
+            [.modificationDate: anHourAgo], ofItemAtPath: folder.path("photos/p1.jpg"))
+        Thread.sleep(forTimeInterval: 2.1)
+        try Pipelines.build(in: folder)
+        #expect(try Pipelines.build(in: folder).unchanged)
+    }
+
+    @Test("whatever changed since the record leads to the full build, which puts back what is missing")
+    func changesLeadToTheFullBuild() throws {
+        let folder = try Self.settledProject()
+        let manifest = try folder.read("build/variants/manifest.json")
+        let index = try folder.read("build/variants/index/00.json")
+
+        // A variant file deleted: made again.
+        let variant = try #require(folder.files(under: "build/variants").first { $0.hasSuffix(".jpg") })
+        try FileManager.default.removeItem(atPath: folder.path("build/variants/" + variant))
+        var report = try Pipelines.build(in: folder)
+        #expect(!report.unchanged && report.filesWritten == 1 && folder.exists("build/variants/" + variant))
+        #expect(try folder.read("build/variants/manifest.json") == manifest)
+
+        // An index file deleted: written again.
+        try Pipelines.build(in: folder)
+        try FileManager.default.removeItem(atPath: folder.path("build/variants/index/00.json"))
+        report = try Pipelines.build(in: folder)
+        #expect(!report.unchanged)
+        #expect(try folder.read("build/variants/index/00.json") == index)
+
+        // The manifest edited: the build puts back what it lacks.
+        try Pipelines.build(in: folder)
+        try folder.write("{}", to: "build/variants/manifest.json")
+        report = try Pipelines.build(in: folder)
+        #expect(!report.unchanged && report.manifestWritten)
+        #expect(try folder.read("build/variants/manifest.json") == manifest)
+
+        // A recipe changed: its variants are made again.
+        try Pipelines.write(
+            #"{"sources": ["photos"], "variants": {"full": {}, "small_thumb": {}, "large_thumb": {"quality": 70}}}"#,
+            in: folder)
+        report = try Pipelines.build(in: folder)
+        #expect(!report.unchanged && report.filesWritten == 3)
+
+        // A source removed: its entry and files go.
+        try FileManager.default.removeItem(atPath: folder.path("photos/p2.jpg"))
+        report = try Pipelines.build(in: folder)
+        #expect(!report.unchanged && report.sources == 2 && report.filesRemoved == 3)
+    }
+
+    @Test("a damaged build record costs a full build, never a wrong answer")
+    func damagedRecord() throws {
+        let folder = try Self.settledProject()
+        let record = try folder.read(".ladder/build-record")
+        let manifest = try folder.read("build/variants/manifest.json")
+        for damage in [
+            Array(record.prefix(record.count / 2)),
+            record.map { $0 == UInt8(ascii: "u") ? UInt8(ascii: "x") : $0 },
+            Array("ladder-build-record 0\n".utf8),
+        ] {
+            try folder.write(damage, to: ".ladder/build-record")
+            let report = try Pipelines.build(in: folder)
+            #expect(!report.unchanged && report.built == 0 && report.skipped == 3 && !report.manifestWritten)
+            #expect(try folder.read("build/variants/manifest.json") == manifest)
+        }
+    }
+}
