@@ -140,6 +140,24 @@ struct FormatSiblingTests {
         #expect(FileManager.default.fileExists(atPath: folder.path("out/" + sibling.path)))
     }
 
+    @Test("a sibling deleted by hand is made again by a build that would otherwise be a no-op")
+    func deletedSiblingAfterNoOp() throws {
+        let folder = try Self.project(formats: #"["jxl"]"#)
+        // Sources old enough for the build record to trust them (StatCache.racyWindow).
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        for name in ["camera", "gradient"] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: anHourAgo], ofItemAtPath: folder.path("photos/\(name).jpg"))
+        }
+        Thread.sleep(forTimeInterval: 2.1)
+        try Pipelines.build(in: folder)
+        #expect(try Pipelines.build(in: folder).built == 0)
+        let sibling = try #require(try Self.manifest(in: folder).images.values.first?.variants["full"]?.formats?["jxl"])
+        try FileManager.default.removeItem(atPath: folder.path("out/" + sibling.path))
+        #expect(try Pipelines.build(in: folder).built == 1)
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/" + sibling.path)))
+    }
+
     @Test("flipping one byte of any sibling is reported by verify, and so is a missing one")
     func verifyCatchesDamage() throws {
         let folder = try Self.project()
