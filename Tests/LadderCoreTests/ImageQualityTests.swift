@@ -47,6 +47,36 @@ struct ImageQualityTests {
         #expect(abs(value - expected) < 1e-5, "\(name): \(value), scikit-image says \(expected)")
     }
 
+    /// (name, width, height, the Y, Cb and Cr planes' cases, scikit-image's SSIM of the three
+    /// planes stacked as channels: the mean of their SSIM), from the same script.
+    static let colorReference: [(String, Int, Int, [String], Double)] = [
+        (
+            "gradient luma, texture chroma", 64, 48, ["noisy gradient", "quantized texture", "blurred texture"],
+            0.494594886268
+        ),
+        ("chroma shifted", 50, 40, ["brighter gradient", "inverted texture", "brighter gradient"], 0.336782228332),
+        (
+            "luma exact, chroma noisy", 80, 60, ["quantized texture", "noisy gradient", "noisy gradient"],
+            0.599362872693
+        ),
+    ]
+
+    @Test(
+        "the screen's colour measure equals scikit-image's SSIM of the Y, Cb and Cr planes as channels",
+        arguments: colorReference.map(\.0))
+    func colorMatchesScikitImage(_ name: String) throws {
+        let (_, width, height, cases, expected) = try #require(Self.colorReference.first { $0.0 == name })
+        let planes = cases.map { Self.planes($0, width: width, height: height) }
+        let value = ScreenQuality.measure(
+            [planes.map(\.picture)], reference: planes.map(\.reference), width: width, height: height)[0]
+        #expect(abs(value - expected) < 1e-5, "\(name): \(value), scikit-image says \(expected)")
+        // Chroma counts: the same luma with exact chroma scores higher.
+        let exactChroma = ScreenQuality.measure(
+            [[planes[0].picture, planes[1].reference, planes[2].reference]], reference: planes.map(\.reference),
+            width: width, height: height)[0]
+        #expect(exactChroma > value)
+    }
+
     @Test("SSIM of several pictures at once equals each measured alone")
     func batch() {
         let (width, height) = (70, 45)

@@ -1,6 +1,7 @@
 import Foundation
 import LadderCore
 import LadderImaging
+import LadderManifest
 import Testing
 
 @Suite("Scan script choice")
@@ -14,6 +15,42 @@ struct ScanChoiceTests {
         let encoded = try recipe.encoded(image, exif: nil)
         let fixed = try JPEGCoefficients(reading: encoded.bytes).written(scans: ScanScript.recommendedColor.scans)
         return (encoded, fixed)
+    }
+
+    /// The image rendered with the default variants, as a build renders it: the full-size file
+    /// (its script chosen with large_thumb on screen) and large_thumb.
+    static func rendered(_ image: Image) throws -> (full: [UInt8], thumbnail: [UInt8]) {
+        let source = try image.encoded(as: ".png")
+        let rendered = try VariantRenderer().render(
+            source, variants: Defaults.variants, settings: RenderSettings(background: .white, keep: []))
+        let full = try #require(rendered.variants.first { $0.name == "full" })
+        let thumbnail = try #require(rendered.variants.first { $0.name == "large_thumb" })
+        return (full.bytes, thumbnail.bytes)
+    }
+
+    /// How `bytes` shows on a phone's screen with `thumbnail` on it first.
+    static func onScreen(_ bytes: [UInt8], after thumbnail: [UInt8]) -> ScanVersionScore {
+        ScanComparison.score(version: "", bytes: bytes, screen: ComparisonScreen(firstRung: thumbnail))
+    }
+
+    /// The chosen file shows on screen as well as the best candidate whose picture beats the
+    /// thumbnail within the default budget, each replayed in full (a tie within 0.002: the
+    /// choice is estimated on a sample, docs/SCAN_SCRIPTS.md). Returns how the chosen file and
+    /// the fixed script's show.
+    static func expectBestCandidate(
+        _ full: [UInt8], thumbnail: [UInt8], _ name: String = "", sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (chosen: ScanVersionScore, fixed: ScanVersionScore) {
+        let screen = ComparisonScreen(firstRung: thumbnail)
+        let versions = try ScanComparison.compare(full, screen: screen)
+        let (chosen, fixed) = (versions[0], versions[2])
+        let candidates = try ScanComparison.candidates(full, screen: screen)
+        let within = candidates.filter { ($0.fullShownShare ?? 1) <= Defaults.firstPaintBudget }
+        let best = try #require((within.isEmpty ? candidates : within).compactMap(\.screenOverDownload).max())
+        let chosenMean = try #require(chosen.screenOverDownload)
+        #expect(
+            chosenMean >= best - 0.002, "\(name): chosen \(chosen.script) \(chosenMean), best candidate \(best)",
+            sourceLocation: sourceLocation)
+        return (chosen, fixed)
     }
 
     @Test("pipeline.json: progressive variants choose their script unless one is given")
@@ -32,26 +69,35 @@ struct ScanChoiceTests {
             #"{"sources": ["photos"], "replay": {"firstPaintBudget": 0.3}, "variants": {"full": {"progressive": {"scans": 6, "script": "auto"}}}}"#
         )
         #expect(auto.progressive?.automatic?.firstPictureBudget == 0.3)
+        #expect(auto.progressive?.automatic?.budgetIsSet == true)
         #expect(auto.progressive?.scanCount == 6)
+        // What the screen shows: large_thumb first, in a view 1280 pixels wide, unless told.
+        let defaults = try parse(#"{"sources": ["photos"]}"#).progressive?.automatic
+        #expect(defaults?.firstRung == "large_thumb" && defaults?.displayWidth == 1280)
+        #expect(defaults?.budgetIsSet == false)
+        let alone = try parse(
+            #"{"sources": ["photos"], "replay": {"firstRung": "none", "displayWidth": 800}}"#
+        ).progressive?.automatic
+        #expect(alone?.firstRung == nil && alone?.displayWidth == 800)
+        #expect {
+            try parse(#"{"sources": ["photos"], "replay": {"firstRung": "medium_thumb"}}"#)
+        } throws: { error in
+            (error as? ConfigurationError)?.jsonPath == "$.replay.firstRung" && "\(error)".contains("large_thumb")
+        }
         let fixed = try parse(
             #"{"sources": ["photos"], "variants": {"full": {"progressive": {"script": {"color": "0,1,2: 0-0,0,0; 0: 1-9,0,0; 2: 1-63,0,0; 1: 1-63,0,0; 0: 10-63,0,0;"}}}}}"#
         )
         #expect(fixed.progressive?.automatic == nil)
     }
 
-    @Test("a noisy photo and a smooth render get different scripts, each better than the fixed one")
+    @Test("a noisy photo and flat art get different scripts, each the best candidate on screen")
     func choiceDependsOnTheImage() throws {
-        let (noisy, noisyFixed) = try Self.chosenAndFixed(try ProgressiveSubjects.noisyPhoto())
-        let (smooth, smoothFixed) = try Self.chosenAndFixed(try ProgressiveSubjects.smoothGradient())
-        #expect(noisy.script != nil && smooth.script != nil)
-        #expect(noisy.script != smooth.script, "both got \(noisy.script?.description ?? "nothing")")
-        for (chosen, fixed) in [(noisy.bytes, noisyFixed), (smooth.bytes, smoothFixed)] {
-            let chosenScore = ScanComparison.score(version: "chosen", bytes: chosen)
-            let fixedScore = ScanComparison.score(version: "fixed", bytes: fixed)
-            #expect(
-                chosenScore.ssimOverDownload > fixedScore.ssimOverDownload,
-                "chosen \(chosenScore.script) \(chosenScore.ssimOverDownload) vs fixed \(fixedScore.ssimOverDownload)")
+        var scripts: [String] = []
+        for image in [try ProgressiveSubjects.noisyPhoto(), try ProgressiveSubjects.flatArt()] {
+            let (full, thumbnail) = try Self.rendered(image)
+            scripts.append(try Self.expectBestCandidate(full, thumbnail: thumbnail).chosen.script)
         }
+        #expect(scripts[0] != scripts[1], "both got \(scripts[0])")
     }
 
     @Test("libjpeg counts exactly 5 scans in a chosen file, which decodes to the same pixels as the fixed one")
@@ -135,13 +181,24 @@ struct ScanChoiceTests {
         #expect(exact[pick].quality >= best - 0.002, "picked \(exact[pick].script)")
     }
 
-    @Test("a first-picture budget no script can meet is met as closely as possible, with advice")
+    @Test("a first-picture budget no script can meet is met as closely as possible, with advice only when it was set")
     func impossibleBudget() throws {
         let jpeg = try ProgressiveSubjects.flatArt(width: 320, height: 240)
             .jpegEncoded(JPEGEncoding(quality: 85, fullChroma: false))
-        let choice = try ScanScriptChooser(scans: 5, firstPictureBudget: 0.01, firstRoundTripBytes: 0).choose(jpeg)
-        #expect(choice.script.scans[0].al == 1, "the smallest first scan: the DC without its lowest bit")
+        let chooser = ScanScriptChooser(scans: 5, firstPictureBudget: 0.01, firstRoundTripBytes: 0)
+        let choice = try chooser.choose(jpeg)
+        let (_, estimates) = try chooser.estimates(for: jpeg)
+        let earliest = try #require(estimates.map(\.firstPictureShare).min())
+        #expect(choice.firstPictureShare == earliest, "the candidate whose first picture comes first")
         #expect(choice.budgetAdvice?.contains("more scans") == true)
+        #expect(choice.budgetAdvice?.contains("replay.firstPaintBudget") == true)
+        // The default budget is the build's aim, not the user's: nothing to say.
+        let unset = try ScanScriptChooser(
+            scans: 5, firstPictureBudget: 0.01, budgetIsSet: false, firstRoundTripBytes: 0
+        )
+        .choose(jpeg)
+        #expect(unset.script == choice.script)
+        #expect(unset.budgetAdvice == nil)
     }
 
     @Test("a first picture within the first round trip meets any budget: no advice, the best script kept")
@@ -155,33 +212,26 @@ struct ScanChoiceTests {
         #expect(choice.script == unbounded.script, "the budget is met by every candidate")
     }
 
-    @Test("on renders, quality over the download is close to libjpeg's 10-scan default, with SSIM and with PSNR")
+    @Test(
+        "on renders, with large_thumb on screen, each chosen file is the best candidate, beating the thumbnail no later than the fixed script's in the median"
+    )
     func targetsOnRenders() throws {
-        var ssimRatios: [Double] = []
-        var psnrRatios: [Double] = []
-        var firstShares: [Double] = []
-        for (name, image) in try ProgressiveSubjects.renders() {
-            let encoded = try Self.recipe.encoded(image, exif: nil)
-            let versions = try ScanComparison.compare(encoded.bytes)
-            let asIs = versions[0]
-            let reference = versions[1]
-            #expect(reference.scans == 10, "\(name)")
-            ssimRatios.append(asIs.ssimOverDownload / reference.ssimOverDownload)
-            psnrRatios.append(asIs.psnrOverDownload / reference.psnrOverDownload)
-            firstShares.append(asIs.firstPictureShare ?? 1)
+        var chosenPoints: [Double] = []
+        var fixedPoints: [Double] = []
+        for (name, image) in try ProgressiveSubjects.renders() where image.width > 640 || image.height > 640 {
+            // (An image within large_thumb's box has a large_thumb as large as itself, which no
+            // scan beats before the last: the budget does not apply, docs/PIPELINE.md.)
+            let (full, thumbnail) = try Self.rendered(image)
+            let (chosen, fixed) = try Self.expectBestCandidate(full, thumbnail: thumbnail, name)
+            chosenPoints.append(chosen.fullShownShare ?? 1)
+            fixedPoints.append(fixed.fullShownShare ?? 1)
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        // Issue 13's targets that hold on these renders (docs/SCAN_SCRIPTS.md has the figures):
-        // the medians with SSIM and PSNR, and the lowest with PSNR.
-        #expect(median(ssimRatios) >= 0.95, "\(ssimRatios)")
-        #expect(median(psnrRatios) >= 0.95, "\(psnrRatios)")
-        #expect(psnrRatios.min()! >= 0.90, "\(psnrRatios)")
-        // Not reached on renders, by any valid 5-scan script (RenderOracleTests): the lowest SSIM
-        // ratio (0.876 against a target of 0.90; the best valid script's is 0.878), and a median
-        // first picture within 12 % (0.227: the DC of a smooth render is about a fifth of its
-        // file). What holds, so that it does not get worse: the lowest SSIM ratio stays above
-        // 0.85 and the median first picture within the default 25 % budget.
-        #expect(ssimRatios.min()! >= 0.85, "\(ssimRatios)")
-        #expect(median(firstShares) <= 0.25, "\(firstShares)")
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
+        }
+        #expect(chosenPoints.count == 5)
+        #expect(median(chosenPoints) <= median(fixedPoints), "\(chosenPoints) against \(fixedPoints)")
+        #expect(chosenPoints.allSatisfy { $0 <= Defaults.firstPaintBudget }, "\(chosenPoints)")
     }
 }

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Reference SSIM values for Tests/LadderCoreTests/ImageQualityTests.swift, from scikit-image.
 
+Also the colour measure of what the screen shows (ScreenQuality): scikit-image's SSIM of a
+three-channel picture (its Y, Cb and Cr planes stacked, channel_axis=2), which is the mean of the
+channels' SSIM, each set up as below.
+
 The test planes are generated here exactly as the Swift test generates them (integer arithmetic
 and a xorshift32 noise source), and compared with scikit-image's structural_similarity set up as
 Wang et al. 2004 define SSIM: an 11x11 Gaussian window with sigma 1.5, K1 0.01, K2 0.03, the
@@ -75,13 +79,32 @@ CASES = [
 ]
 
 
+# Three planes each (Y, Cb, Cr), picture and reference, named by the plane cases above.
+COLOR_CASES = [
+    ("gradient luma, texture chroma", 64, 48, ["noisy gradient", "quantized texture", "blurred texture"]),
+    ("chroma shifted", 50, 40, ["brighter gradient", "inverted texture", "brighter gradient"]),
+    ("luma exact, chroma noisy", 80, 60, ["quantized texture", "noisy gradient", "noisy gradient"]),
+]
+
+
+def ssim(picture, reference):
+    return structural_similarity(
+        picture.astype(np.float64), reference.astype(np.float64), gaussian_weights=True, sigma=1.5,
+        use_sample_covariance=False, data_range=255, K1=0.01, K2=0.03)
+
+
 def main():
     print(f"// scikit-image {skimage.__version__}, numpy {np.__version__}")
     for name, w, h, make_picture, make_reference in CASES:
-        picture = make_picture(w, h).astype(np.float64)
-        reference = make_reference(w, h).astype(np.float64)
+        value = ssim(make_picture(w, h), make_reference(w, h))
+        print(f'("{name}", {w}, {h}, {value:.12f}),')
+    print("// colour: structural_similarity(..., channel_axis=2) of the Y, Cb and Cr planes stacked")
+    by_name = {case[0]: case for case in CASES}
+    for name, w, h, planes in COLOR_CASES:
+        picture = np.stack([by_name[plane][3](w, h) for plane in planes], axis=2).astype(np.float64)
+        reference = np.stack([by_name[plane][4](w, h) for plane in planes], axis=2).astype(np.float64)
         value = structural_similarity(
-            picture, reference, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
+            picture, reference, channel_axis=2, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
             data_range=255, K1=0.01, K2=0.03)
         print(f'("{name}", {w}, {h}, {value:.12f}),')
 

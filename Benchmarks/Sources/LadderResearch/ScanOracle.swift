@@ -12,17 +12,23 @@ extension ScanComparison {
     /// scored on the whole image, with each distinct scan's length and each distinct luma
     /// picture measured once (exact, see `ScanScriptChooser`); each winner is then written and
     /// replayed in full, and its `estimate` is the score it was chosen by (mean SSIM, or mean
-    /// capped PSNR in dB).
+    /// capped PSNR in dB, of luma at the file's size with nothing on screen before: the
+    /// replay's luma measures, not the screen's).
     package static func bestValid(
         _ bytes: [UInt8], earlyShare: Double = 0.12
     ) throws(ImagingError) -> [ScanVersionScore] {
         guard (try? JPEGStructure(parsing: bytes))?.components.count == 3 else { return [] }
         let scripts = ValidScanScripts.color()
-        let bySSIM = ScanScriptChooser(scans: 5, firstPictureBudget: 1, scoringPixels: Int.max)
+        // The luma measures of the replay, at the file's own size, with nothing on screen before.
+        let bySSIM = ScanScriptChooser(
+            scans: 5, firstPictureBudget: 1, scoringPixels: Int.max, displayWidth: Int.max,
+            pictureQuality: { pictures, reference, width, height in
+                ImageQuality.ssim(pictures.map { $0[0] }, reference: reference[0], width: width, height: height)
+            })
         let byPSNR = ScanScriptChooser(
-            scans: 5, firstPictureBudget: 1, scoringPixels: Int.max,
+            scans: 5, firstPictureBudget: 1, scoringPixels: Int.max, displayWidth: Int.max,
             pictureQuality: { pictures, reference, _, _ in
-                pictures.map { min(psnrCap, ImageQuality.psnr($0, reference: reference)) }
+                pictures.map { min(psnrCap, ImageQuality.psnr($0[0], reference: reference[0])) }
             }, identicalQuality: psnrCap)
         let (coefficients, ssimEstimates) = try bySSIM.estimates(for: bytes, scripts: scripts)
         let (_, psnrEstimates) = try byPSNR.estimates(for: bytes, scripts: scripts)

@@ -26,7 +26,11 @@ struct ValidScanScriptsTests {
     func wholeImageScoreIsTheReplay() throws {
         let jpeg = try ProgressiveSubjects.textOnColor(width: 320, height: 240)
             .jpegEncoded(JPEGEncoding(quality: 85, fullChroma: false))
-        let chooser = ScanScriptChooser(scans: 5, firstPictureBudget: 1, scoringPixels: Int.max)
+        let chooser = ScanScriptChooser(
+            scans: 5, firstPictureBudget: 1, scoringPixels: Int.max, displayWidth: Int.max,
+            pictureQuality: { pictures, reference, width, height in
+                ImageQuality.ssim(pictures.map { $0[0] }, reference: reference[0], width: width, height: height)
+            })
         // A spread of the space: every 37th script, so every family is in.
         let scripts = ValidScanScripts.color().enumerated().filter { $0.offset % 37 == 0 }.map(\.element)
         let (coefficients, estimates) = try chooser.estimates(for: jpeg, scripts: scripts)
@@ -35,7 +39,11 @@ struct ValidScanScriptsTests {
             let replayed = try DownloadQuality(measuring: try coefficients.written(scans: estimate.script.scans))
             #expect(estimate.showableAt == replayed.paints.map(\.offset), "\(estimate.script)")
             #expect(estimate.qualities == replayed.paints.map(\.ssim), "\(estimate.script)")
-            #expect(abs(estimate.quality - replayed.meanSSIM) < 1e-9, "\(estimate.script)")
+            let timeline = ScreenTimeline(
+                bytes: replayed.bytes,
+                paints: replayed.paints.map { ScreenTimeline.Paint(offset: $0.offset, quality: $0.ssim) },
+                firstRung: nil)
+            #expect(abs(estimate.quality - timeline.meanOnScreen) < 1e-9, "\(estimate.script)")
         }
     }
 }

@@ -7,14 +7,16 @@ struct ReplayCommand: LadderCommand {
     static let name = "replay"
     static let summary = "Replay how JPEG files load progressively, scan by scan."
     static let synopsis =
-        "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE] [--compare [--candidates]]"
+        "FILE.jpg... [--json] [--chunk BYTES] [--scans N] [--first-paint-budget SHARE] [--display-width PIXELS] [--first-rung FILE.jpg] [--compare [--candidates]]"
     static let discussion = """
         Feeds each file to libjpeg-turbo chunk by chunk, as a browser or an app's incremental
         image source receives it, and renders what can be shown after each scan. For every scan
         it reports the byte offset after which it can be shown, where an app fed in chunks paints
-        it, and its quality against the final picture (PSNR and SSIM on luma). It checks that the
-        first picture shows within the budget share of the file, that quality rises scan by scan,
-        and that the last paint equals a one-shot decode. Files with more than 100 scans are
+        it, and its quality against the final picture (PSNR and SSIM on luma, and in colour as a
+        view of --display-width pixels shows it). With --first-rung, that picture is on screen,
+        stretched to the view, until a scan beats it. It checks that the file's picture is on
+        screen within the budget share of the file, that quality rises scan by scan, and that
+        the last paint equals a one-shot decode. Files with more than 100 scans are
         refused before decoding; truncated and corrupt files are reported, never crash it.
         """
     static let options = [
@@ -26,8 +28,16 @@ struct ReplayCommand: LadderCommand {
             names: ["--scans"], value: "N", help: "Also require exactly N scans in every file."),
         OptionSpec(
             names: ["--first-paint-budget"], value: "SHARE",
-            help: "The share of a file (0 to 1) by which the first picture must show.",
+            help:
+                "The share of a file (0 to 1) after which its picture must be on screen: better than the first rung, or, without one, shown at all.",
             defaultText: "\(Defaults.firstPaintBudget)"),
+        OptionSpec(
+            names: ["--display-width"], value: "PIXELS",
+            help: "The width of the view pictures are compared in, in colour.",
+            defaultText: "\(Defaults.displayWidth)"),
+        OptionSpec(
+            names: ["--first-rung"], value: "FILE.jpg",
+            help: "A picture on screen before each file (its large_thumb, say), until a scan beats it."),
         OptionSpec(
             names: ["--compare"],
             help:
@@ -52,6 +62,7 @@ struct ReplayCommand: LadderCommand {
     var verbosity = Verbosity.normal
     var compare = false
     var candidates = false
+    var firstRung: String?
 
     init(parsing options: ParsedOptions) throws(UsageError) {
         files = options.positional
@@ -67,6 +78,9 @@ struct ReplayCommand: LadderCommand {
             }
             replayOptions.firstPaintBudget = share
         }
+        replayOptions.displayWidth =
+            try options.integer("--display-width", in: 16...65_535, command: Self.name) ?? Defaults.displayWidth
+        firstRung = options.value("--first-rung")
         verbosity = try Verbosity(options, command: Self.name)
         compare = options.has("--compare")
         candidates = options.has("--candidates")
@@ -79,6 +93,14 @@ struct ReplayCommand: LadderCommand {
         // Each replay allocates and frees planes of megabytes: reuse their pages.
         Allocator.keepFreedPictures()
         let replay = ProgressiveReplay(options: replayOptions)
+        var rung: [UInt8]?
+        if let firstRung {
+            guard let data = FileManager.default.contents(atPath: firstRung) else {
+                console.error("cannot read '\(firstRung)'")
+                return .ioError
+            }
+            rung = [UInt8](data)
+        }
         var reports: [ReplayReport] = []
         for file in files {
             // The build's limits: a file over limits.maxFileBytes is refused by its size before
@@ -91,7 +113,10 @@ struct ReplayCommand: LadderCommand {
                 console.error("cannot read '\(file)': \(error.reason)")
                 return .ioError
             }
-            reports.append(replay.replay(bytes, path: file))
+            reports.append(
+                replay.replayKeepingFinal(
+                    bytes, path: file, firstRung: rung.map { (name: FilePath.name(firstRung!), bytes: $0) }
+                ) { _ in [] }.report)
         }
         if json {
             console.write(encodeJSONLine(ReplayOutput(files: reports.map(ReplayJSON.init))))
@@ -106,6 +131,14 @@ struct ReplayCommand: LadderCommand {
     private func runComparison(_ console: Console) -> ExitCode {
         var results: [ScanComparisonJSON] = []
         var failed = false
+        var screen = ComparisonScreen(displayWidth: replayOptions.displayWidth ?? Defaults.displayWidth)
+        if let firstRung {
+            guard let data = FileManager.default.contents(atPath: firstRung) else {
+                console.error("cannot read '\(firstRung)'")
+                return .ioError
+            }
+            screen.firstRung = [UInt8](data)
+        }
         for file in files {
             guard let data = FileManager.default.contents(atPath: file) else {
                 console.error(
@@ -115,11 +148,12 @@ struct ReplayCommand: LadderCommand {
             }
             let bytes = [UInt8](data)
             do {
-                var versions = try ScanComparison.compare(bytes, scans: replayOptions.expectedScans ?? 5)
+                var versions = try ScanComparison.compare(
+                    bytes, scans: replayOptions.expectedScans ?? 5, screen: screen)
                 if candidates {
                     versions += try ScanComparison.candidates(
                         bytes, scans: replayOptions.expectedScans ?? 5,
-                        firstPictureBudget: replayOptions.firstPaintBudget)
+                        firstPictureBudget: replayOptions.firstPaintBudget, screen: screen)
                 }
                 results.append(ScanComparisonJSON(path: file, versions: versions, error: nil))
             } catch {

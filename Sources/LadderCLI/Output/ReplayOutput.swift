@@ -23,6 +23,14 @@ struct ReplayJSON: Encodable {
     var qualityOverDownloadPSNR: Double
     var matchesOneShotDecode: Bool
     var problems: [ReplayReport.Problem]
+    /// The screen's measure (`ScreenQuality`): the view's width, the rung on screen first and
+    /// its measure, where the file's picture replaces it, and the mean on screen.
+    var displayWidth: Int?
+    var firstRung: String?
+    var firstRungScreen: Double?
+    var fullShownAt: Int?
+    var fullShownShare: Double?
+    var screenOverDownload: Double?
 
     init(_ report: ReplayReport) {
         path = report.path
@@ -39,6 +47,12 @@ struct ReplayJSON: Encodable {
         qualityOverDownloadPSNR = (quality.meanPSNR() * 100).rounded() / 100
         matchesOneShotDecode = report.matchesOneShotDecode
         problems = report.problems
+        displayWidth = report.displayWidth
+        firstRung = report.firstRung
+        firstRungScreen = report.firstRungScreen
+        fullShownAt = report.fullShownAt
+        fullShownShare = report.fullShownShare.map { ($0 * 10_000).rounded() / 10_000 }
+        screenOverDownload = report.screenOverDownload
     }
 }
 
@@ -50,7 +64,7 @@ enum ReplayText {
             "\(report.path): \(report.width)x\(report.height), \(report.bytes) bytes, \(kind), \(report.scans.count) scan\(report.scans.count == 1 ? "" : "s")"
         )
         if !report.scans.isEmpty {
-            console.print("  scan   ends at     share   shown at     PSNR    SSIM")
+            console.print("  scan   ends at     share   shown at     PSNR    SSIM  screen")
             for scan in report.scans {
                 let share = report.bytes > 0 ? Double(scan.endOffset) / Double(report.bytes) * 100 : 0
                 let shown = scan.shownAt.map { String($0) } ?? "-"
@@ -58,7 +72,8 @@ enum ReplayText {
                     "  " + pad("\(scan.scan)", 4) + pad("\(scan.endOffset)", 11)
                         + pad(String(format: "%.1f %%", share), 9)
                         + pad(shown, 11) + pad(String(format: "%.2f", scan.psnr), 9)
-                        + pad(String(format: "%.4f", scan.ssim), 8))
+                        + pad(String(format: "%.4f", scan.ssim), 8)
+                        + pad(scan.screen.map { String(format: "%.4f", $0) } ?? "-", 8))
             }
         }
         if let share = report.firstPaintShare {
@@ -71,10 +86,31 @@ enum ReplayText {
                     format: "  quality over the download: SSIM %.4f, PSNR %.2f dB", quality.meanSSIM,
                     quality.meanPSNR()))
         }
+        if let line = screenLine(report) { console.print("  " + line) }
         for problem in report.problems {
             console.print(
                 "  " + console.styledOutput("problem", .red) + " (\(problem.kind.rawValue)): \(problem.message)")
         }
+    }
+
+    /// Where the file's picture is on screen, and the mean on screen, in a view of its width.
+    static func screenLine(_ report: ReplayReport) -> String? {
+        guard let width = report.displayWidth, let mean = report.screenOverDownload else { return nil }
+        var line = "on screen (\(width) px wide"
+        if let rung = report.firstRung, let value = report.firstRungScreen {
+            line += ", \(rung) first at " + String(format: "%.4f): ", value)
+            line +=
+                report.fullShownShare.map {
+                    "better than \(rung) after " + String(format: "%.1f %% of the file", $0 * 100)
+                }
+                ?? "never better than \(rung)"
+        } else {
+            line += "): "
+            line +=
+                report.fullShownShare.map { String(format: "first picture after %.1f %% of the file", $0 * 100) }
+                ?? "none"
+        }
+        return line + String(format: ", mean on screen over the download %.4f", mean)
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

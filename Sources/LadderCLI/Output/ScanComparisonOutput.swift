@@ -22,7 +22,9 @@ enum ScanComparisonText {
             return
         }
         let reference = result.versions.first { $0.version == "libjpeg-default" }
-        console.print("  version              scans     bytes   first   SSIM/dl  ratio   PSNR/dl  ratio  estimate")
+        console.print(
+            "  version              scans     bytes   first   SSIM/dl  ratio   PSNR/dl  ratio  screen/dl  shown at  estimate"
+        )
         for version in result.versions {
             let first = version.firstPictureShare.map { String(format: "%.1f %%", $0 * 100) } ?? "-"
             func ratio(_ value: Double, _ base: Double?) -> String {
@@ -36,6 +38,8 @@ enum ScanComparisonText {
                     + ReplayText.pad(ratio(version.ssimOverDownload, reference?.ssimOverDownload), 7)
                     + ReplayText.pad(String(format: "%.4f", version.psnrOverDownload), 10)
                     + ReplayText.pad(ratio(version.psnrOverDownload, reference?.psnrOverDownload), 7)
+                    + ReplayText.pad(version.screenOverDownload.map { String(format: "%.4f", $0) } ?? "-", 11)
+                    + ReplayText.pad(version.fullShownShare.map { String(format: "%.1f %%", $0 * 100) } ?? "-", 10)
                     + ReplayText.pad(version.estimate.map { String(format: "%.4f", $0) } ?? "", 10))
             if version.version == "candidate" || version.version == "as-is" {
                 console.print("    \(version.script)")

@@ -12,6 +12,8 @@ struct VerifyJSON: Encodable {
 
     struct Summary: Encodable {
         var medianFirstPaintShare: Double?
+        /// The median share of the full-size file after which its picture is on screen.
+        var medianFullShownShare: Double?
         var medianFirstScanPSNR: Double?
         var medianFirstScanSSIM: Double?
     }
@@ -38,6 +40,9 @@ struct VerifyJSON: Encodable {
         replay = replayed || !report.replays.isEmpty ? report.replays.map(ImageReplayJSON.init) : nil
         summary = Summary(
             medianFirstPaintShare: report.medianFirstPaintShare.map { ($0 * 10_000).rounded() / 10_000 },
+            medianFullShownShare: report.medianFullShownShare.map {
+                ($0 * 10_000).rounded() / 10_000
+            },
             medianFirstScanPSNR: report.medianFirstScanPSNR, medianFirstScanSSIM: report.medianFirstScanSSIM)
     }
 }
@@ -109,6 +114,12 @@ enum VerifyText {
         if let psnr = report.medianFirstScanPSNR, let ssim = report.medianFirstScanSSIM {
             console.print(String(format: "  first scan quality %.2f dB PSNR, SSIM %.4f (median)", psnr, ssim))
         }
+        if let share = report.medianFullShownShare {
+            let rung = report.replays.lazy.compactMap { $0.report.firstRung }.first
+            console.print(
+                "  \(rung.map { "better than \($0)" } ?? "first picture")"
+                    + String(format: " after %.1f %% of the full-size file (median)", share * 100))
+        }
         for replay in report.replays.sorted(by: { ($0.source ?? $0.image) < ($1.source ?? $1.image) }) {
             for timeline in replay.timelines {
                 var line = "  \(replay.source ?? replay.image) on \(timeline.profile.name): "
@@ -120,6 +131,8 @@ enum VerifyText {
             }
             if verbose {
                 ReplayText.print(replay.report, console: console, verbose: true)
+            } else if let line = ReplayText.screenLine(replay.report) {
+                console.print("  \(replay.source ?? replay.image): \(line)")
             }
         }
         for problem in report.problems {

@@ -95,7 +95,15 @@ struct RenderPhase {
         let rendered: RenderedSource
         let sourceBytes: Int
         do {
-            let recipes = plan.render.compactMap { name in configuration.variants.first { $0.name == name } }
+            var names = plan.render
+            // A script chosen for what the screen shows is chosen with the rung shown before it
+            // on screen: that rung is rendered again (the same bytes) when only the chosen
+            // variant is stale, or the choice would be made on an empty screen.
+            for name in plan.render {
+                let recipe = configuration.variants.first { $0.name == name }
+                if let rung = recipe?.progressive?.automatic?.firstRung, !names.contains(rung) { names.append(rung) }
+            }
+            let recipes = names.compactMap { name in configuration.variants.first { $0.name == name } }
             (rendered, sourceBytes) = try workers.render(
                 file: file.absolutePath, sha1: sha1, pixels: pixels, variants: recipes, settings: settings)
         } catch let failure {
@@ -104,7 +112,8 @@ struct RenderPhase {
 
         let prefix = configuration.outputPrefixInManifest
         var variants = plan.reuse
-        for variant in rendered.variants {
+        // A first rung rendered again only for the choice (see above) is kept as it was.
+        for variant in rendered.variants where plan.render.contains(variant.name) {
             let fingerprint = fingerprints[variant.name] ?? ""
             let relative = ContentAddress.path(sha1: sha1, variant: variant.name, fingerprint: fingerprint)
             let (folderName, fileName) = ContentAddress.split(relative)!
@@ -145,7 +154,7 @@ struct RenderPhase {
             // Same bytes, same picture: what was made of a variant kept as it was stays. The
             // placeholder is made of the smallest variant's file, transparency is seen in the
             // decode to the largest variant's size.
-            let made = Set(rendered.variants.map(\.name))
+            let made = Set(rendered.variants.map(\.name)).intersection(plan.render)
             let bySize = variants.map { (name: $0.key, width: $0.value.width, height: $0.value.height, variant: ()) }
             if let smallest = PlaceholderInput.source(of: bySize), !made.contains(smallest.name) {
                 entry.placeholder = kept.placeholder

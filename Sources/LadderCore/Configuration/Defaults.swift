@@ -20,9 +20,14 @@ package enum Defaults {
 
     /// Bytes a replay delivers at a time (`replay.chunkBytes`, `--chunk`).
     package static let chunkBytes = 16_384
-    /// The share of a full-size file by which its first picture must show
-    /// (`replay.firstPaintBudget`, `--first-paint-budget`).
-    package static let firstPaintBudget = 0.25
+    /// The share of a full-size file after which its picture must replace what is on screen
+    /// (`replay.firstPaintBudget`, `--first-paint-budget`; docs/SCAN_SCRIPTS.md measures it).
+    package static let firstPaintBudget = 0.8
+    /// The width of the view pictures are compared in (`replay.displayWidth`, `--display-width`):
+    /// a phone's.
+    package static let displayWidth = 1280
+    /// The rung an app shows before the full-size variant (`replay.firstRung`).
+    package static let firstRung: String? = "large_thumb"
 
     /// Pixels of a source or a replayed file (`limits.maxPixels`); also the pixels rendered at
     /// once by a build's workers.

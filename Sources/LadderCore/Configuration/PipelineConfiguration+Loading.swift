@@ -81,10 +81,24 @@ extension PipelineConfiguration {
             }
             try metadataReader.finish(known: ["keep"])
         }
-        let replay = try readReplay(&reader)
-        // Scripts chosen per image must show their first picture within the replay budget.
-        for index in variants.indices {
-            variants[index].progressive?.automatic?.firstPictureBudget = replay.firstPaintBudget
+        var replay = try readReplay(&reader)
+        if let rung = replay.firstRung, !variants.contains(where: { $0.name == rung }) {
+            // The default names large_thumb; a pipeline without one shows the full variant alone.
+            guard !replay.firstRungIsSet else {
+                throw ConfigurationError(
+                    file: file, jsonPath: "$.replay.firstRung",
+                    message:
+                        "no variant named \"\(rung)\" (variants: \(variants.map(\.name).sorted().joined(separator: ", ")); \"none\" for apps that show the full-size variant alone)"
+                )
+            }
+            replay.firstRung = nil
+        }
+        // Scripts chosen per image are chosen for what the screen shows, within the replay budget.
+        for index in variants.indices where variants[index].progressive?.automatic != nil {
+            let rung = replay.firstRung == variants[index].name ? nil : replay.firstRung
+            variants[index].progressive?.automatic = ProgressiveScripts.AutomaticScript(
+                firstPictureBudget: replay.firstPaintBudget, budgetIsSet: replay.firstPaintBudgetIsSet,
+                displayWidth: replay.displayWidth, firstRung: rung)
         }
         let limits = try readLimits(&reader)
         let followSymlinks = try reader.bool("followSymlinks", default: false)
@@ -281,8 +295,16 @@ extension PipelineConfiguration {
         guard var replayReader = try reader.reader("replay") else { return ReplaySettings() }
         var settings = ReplaySettings()
         settings.chunkBytes = try replayReader.integer("chunkBytes", in: 1...(1 << 30), default: settings.chunkBytes)
+        settings.firstPaintBudgetIsSet = replayReader.has("firstPaintBudget")
         settings.firstPaintBudget = try replayReader.number(
             "firstPaintBudget", in: 0.001...1, default: settings.firstPaintBudget)
+        settings.displayWidth = try replayReader.integer(
+            "displayWidth", in: 16...65_535, default: settings.displayWidth)
+        if replayReader.has("firstRung") {
+            let rung = try replayReader.string("firstRung", default: nil)
+            settings.firstRung = rung == "none" ? nil : rung
+            settings.firstRungIsSet = true
+        }
         if var profilesReader = try replayReader.reader("profiles") {
             for name in profilesReader.keys {
                 guard var profile = try profilesReader.reader(name) else { continue }
@@ -328,7 +350,9 @@ extension PipelineConfiguration {
             }
             try budgetsReader.finish(known: [])
         }
-        try replayReader.finish(known: ["chunkBytes", "firstPaintBudget", "profiles", "budgets"])
+        try replayReader.finish(known: [
+            "chunkBytes", "firstPaintBudget", "displayWidth", "firstRung", "profiles", "budgets",
+        ])
         return settings
     }
 

@@ -45,6 +45,8 @@ package enum RecipeFingerprint {
                 lines.append(
                     "script auto \(ScanScriptCandidates.revision), first picture within \(automatic.firstPictureBudget)"
                 )
+                lines.append(
+                    "seen in a view \(automatic.displayWidth) wide after \(automatic.firstRung ?? "nothing")")
             }
         } else {
             lines.append("baseline")

@@ -2,9 +2,23 @@
 package struct ReplaySettings: Sendable, Equatable {
     /// Bytes delivered at a time.
     package var chunkBytes: Int
-    /// The share of a full-size file by which its first picture must show, unless it shows
-    /// within `firstRoundTripBytes`.
+    /// The share of a full-size file after which its picture must replace what is on screen:
+    /// be closer to the final picture than `firstRung` (`ScreenQuality`), or, without a first
+    /// rung, show at all; unless that happens within `firstRoundTripBytes`.
     package var firstPaintBudget: Double
+    /// True when pipeline.json set `firstPaintBudget`: the build then warns when no script can
+    /// meet it.
+    package var firstPaintBudgetIsSet: Bool
+    /// The width of the view an app shows the full-size picture in; pictures are compared at
+    /// that size (`ScreenQuality`).
+    package var displayWidth: Int
+    /// The variant an app shows before the full-size one, stretched to the view, until a scan
+    /// of the full-size file is closer to the final picture; nil for apps that show the
+    /// full-size variant alone.
+    package var firstRung: String?
+    /// True when pipeline.json named `firstRung` (an unknown name is then an error; the default
+    /// falls back to none in a pipeline without large_thumb).
+    package var firstRungIsSet = false
     /// Network profiles defined in pipeline.json, by name, besides the built-in ones.
     package var profiles: [String: NetworkProfile]
     /// Time budgets by profile name; an image over budget fails verify.
@@ -12,11 +26,15 @@ package struct ReplaySettings: Sendable, Equatable {
 
     package init(
         chunkBytes: Int = Defaults.chunkBytes, firstPaintBudget: Double = Defaults.firstPaintBudget,
-        profiles: [String: NetworkProfile] = [:],
+        firstPaintBudgetIsSet: Bool = false, displayWidth: Int = Defaults.displayWidth,
+        firstRung: String? = Defaults.firstRung, profiles: [String: NetworkProfile] = [:],
         budgets: [String: TimeBudget] = [:]
     ) {
         self.chunkBytes = chunkBytes
         self.firstPaintBudget = firstPaintBudget
+        self.firstPaintBudgetIsSet = firstPaintBudgetIsSet
+        self.displayWidth = displayWidth
+        self.firstRung = firstRung
         self.profiles = profiles
         self.budgets = budgets
     }

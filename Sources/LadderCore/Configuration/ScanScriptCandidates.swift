@@ -9,25 +9,24 @@ import LadderImaging
 ///   images whose DC is a large part of the file) and sent in the last scan;
 /// - luma AC split by successive approximation (all of it but the lowest bit, then that bit) or
 ///   spectrally (coefficients 1 to k, then k+1 to 63, for several k), or sent whole;
-/// - chroma AC last. Earlier places (right after the DC, between the luma scans) are valid
-///   scripts too, but the measure is on luma, and once pictures are scored as the replay shows
-///   them they never won: not on any of the 20 camera photos of the test corpus, and not in
-///   the search over every valid script (docs/SCAN_SCRIPTS.md). Leaving them out makes the
-///   choice about three times cheaper.
+/// - chroma AC right after the first luma scan: the low frequencies of luma first (what makes
+///   the picture beat the thumbnail on screen), then colour, then the rest of luma. Chroma
+///   scans are small and what the screen shows gains much from them; right after the DC they
+///   only delay luma, after all of luma they leave the colours of an eighth of the resolution
+///   on screen for most of the download. On the camera photos of the test corpus, NVIDIA's FLIP
+///   at a phone's width scored chroma in the middle best, chroma last worst
+///   (docs/SCAN_SCRIPTS.md), and one place keeps the choice's cost down.
 package enum ScanScriptCandidates {
     /// Bumped whenever the candidates or the way they are scored change, so that files whose
     /// script was chosen the old way are made again.
-    package static let revision = 5
+    package static let revision = 6
 
-    /// The places where spectral splits of luma cut the zigzag order: the first 4, 5 or 7 AC
-    /// coefficients go first (the low-frequency corners of each block). Revision 5 chose them
-    /// from the search over every valid script at the default size (docs/SCAN_SCRIPTS.md): on
-    /// the 20 camera photos of the test corpus the best splits are after 3 to 8 coefficients,
-    /// and 4, 5 and 7 reach the best median of any valid script, where revision 4's 2, 5 and 9
-    /// fell short of it (2 and 9 were never the best). Each cut is a candidate more to score,
-    /// and closer candidates are easier for the sample's estimate to mistake for each other,
-    /// so the set stays at three.
-    static let spectralCuts = [4, 5, 7]
+    /// The places where spectral splits of luma cut the zigzag order: the first 2, 3, 5 or 7 AC
+    /// coefficients go first (the low-frequency corners of each block), then chroma, then the
+    /// rest. Revision 6 chose them with FLIP (docs/SCAN_SCRIPTS.md): with a thumbnail on screen,
+    /// the first luma scan must be small enough to beat it early, and the best cut was 2 on
+    /// some photos and 5 on others.
+    static let spectralCuts = [2, 3, 5, 7]
 
     /// Every candidate for an image with `components` components (1 or 3) and exactly `scans`
     /// scans, without repeats. Empty when no script of that length can hold the image.
@@ -53,19 +52,18 @@ package enum ScanScriptCandidates {
             let lumaScans = scans - 1 - chroma.count - dcLast.count
             guard lumaScans >= 1 else { continue }
             for luma in lumaPlans(scans: lumaScans) {
-                if chroma.isEmpty {
-                    add(ScanScript([dcFirst] + luma + dcLast))
-                    continue
-                }
-                // Chroma at the very end: placed earlier, it only delays luma (see the type's
-                // comment).
-                add(ScanScript([dcFirst] + luma + dcLast + chroma))
+                // Chroma right after the first luma scan: see the type's comment.
+                let rest = luma + dcLast
+                add(ScanScript([dcFirst] + rest.prefix(1) + chroma + rest.dropFirst(1)))
             }
         }
         return scripts
     }
 
-    /// Ways to send the AC coefficients of component 0 in exactly `scans` scans.
+    /// Ways to send the AC coefficients of component 0 in exactly `scans` scans: successive
+    /// approximation (all of it but the lowest bit first: the only plan whose first luma scan
+    /// beats the thumbnail early on a noisy picture, whose detail is in the high frequencies),
+    /// and spectral bands.
     static func lumaPlans(scans: Int) -> [[JPEGScan]] {
         func band(_ ss: Int, _ se: Int, ah: Int = 0, al: Int = 0) -> JPEGScan {
             JPEGScan(components: [0], ss: ss, se: se, ah: ah, al: al)

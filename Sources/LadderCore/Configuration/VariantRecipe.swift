@@ -93,11 +93,25 @@ package struct ProgressiveScripts: Sendable, Hashable, Codable {
 
     /// How `"script": "auto"` chooses.
     package struct AutomaticScript: Sendable, Hashable, Codable {
-        /// The largest share of the file after which the first picture may show
+        /// The largest share of the file after which its picture may replace what is on screen
         /// (replay.firstPaintBudget, so that what the build makes passes `ladder verify --replay`).
         package var firstPictureBudget: Double
+        /// Whether pipeline.json set the budget: the build warns only then when it cannot be met.
+        package var budgetIsSet: Bool
+        /// The width of the view pictures are compared in (replay.displayWidth).
+        package var displayWidth: Int
+        /// The variant on screen before this one (replay.firstRung), nil for none.
+        package var firstRung: String?
 
-        package init(firstPictureBudget: Double) { self.firstPictureBudget = firstPictureBudget }
+        package init(
+            firstPictureBudget: Double, budgetIsSet: Bool = false, displayWidth: Int = Defaults.displayWidth,
+            firstRung: String? = Defaults.firstRung
+        ) {
+            self.firstPictureBudget = firstPictureBudget
+            self.budgetIsSet = budgetIsSet
+            self.displayWidth = displayWidth
+            self.firstRung = firstRung
+        }
     }
 
     package init(color: ScanScript, grayscale: ScanScript, automatic: AutomaticScript? = nil) {

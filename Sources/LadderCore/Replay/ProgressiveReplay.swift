@@ -19,17 +19,21 @@ package struct ProgressiveReplay: Sendable {
         package var maximumPixels: Int
         /// The number of scans the file must have, when known.
         package var expectedScans: Int?
+        /// The width of the view pictures are compared in, in colour (`ScreenQuality`); nil to
+        /// measure luma alone.
+        package var displayWidth: Int?
 
         package init(
             chunkBytes: Int = Defaults.chunkBytes, maximumScans: Int = Defaults.maxScans,
             maximumPixels: Int = Defaults.maxPixels, firstPaintBudget: Double = Defaults.firstPaintBudget,
-            expectedScans: Int? = nil
+            expectedScans: Int? = nil, displayWidth: Int? = Defaults.displayWidth
         ) {
             self.chunkBytes = chunkBytes
             self.maximumScans = maximumScans
             self.maximumPixels = maximumPixels
             self.firstPaintBudget = firstPaintBudget
             self.expectedScans = expectedScans
+            self.displayWidth = displayWidth
         }
     }
 
@@ -68,9 +72,12 @@ package struct ProgressiveReplay: Sendable {
     /// them; each value is what `ImageQuality.ssim` gives it alone). `others` is called with the
     /// final picture's size once there is one, and returns the pictures at that size (nil for
     /// one that cannot be made). Their values are nil when the replay has no final picture.
+    /// With a `displayWidth`, each picture that can show is also measured as the screen shows
+    /// it (`ScreenQuality`), with `firstRung` (the variant an app shows first: its name and
+    /// file) on screen until a scan beats it.
     package func replayKeepingFinal(
         _ bytes: [UInt8], path: String, frameSide: Int = .max, frame: ((Int, DecodedPixels) -> Void)? = nil,
-        measuring others: (PixelSize) -> [[UInt8]?]
+        firstRung: (name: String, bytes: [UInt8])? = nil, measuring others: (PixelSize) -> [[UInt8]?]
     ) -> (report: ReplayReport, final: DecodedPixels?, others: [Double?]) {
         var report = ReplayReport(
             path: path, bytes: bytes.count, width: 0, height: 0, progressive: false, scans: [], firstPaintOffset: nil,
@@ -112,7 +119,9 @@ package struct ProgressiveReplay: Sendable {
         }
         let decoder: JPEGReplayDecoder
         do {
-            decoder = try JPEGReplayDecoder(bytes, maximumScans: options.maximumScans, lumaOnly: true)
+            // The screen's measure needs the chroma planes; luma alone costs libjpeg about half.
+            decoder = try JPEGReplayDecoder(
+                bytes, maximumScans: options.maximumScans, lumaOnly: options.displayWidth == nil)
         } catch {
             problem(.undecodable, error.reason)
             return (report, nil, [])
@@ -123,8 +132,12 @@ package struct ProgressiveReplay: Sendable {
                 scaleEighths: JPEGReplayDecoder.scaleEighths(
                     fitting: frameSide, width: structure.width, height: structure.height))).map { ($0, frame) }
         }
+        let display = options.displayWidth.map {
+            ScreenQuality.displaySize(of: PixelSize(width: structure.width, height: structure.height), displayWidth: $0)
+        }
         let rendered = Self.renderScans(
-            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames)
+            decoder, structure: structure, chunkBytes: options.chunkBytes, report: &report, frames: frames,
+            screen: display)
         if let failure = rendered.failure {
             problem(.undecodable, "decoding stopped at scan \(rendered.lumas.count + 1): \(failure.reason)")
         }
@@ -139,7 +152,8 @@ package struct ProgressiveReplay: Sendable {
             && rendered.lumas.count == decoder.state.scansCompleted
         var final: DecodedPixels?
         if complete, let last = rendered.last,
-            let oneShot = try? DecodedPixels(decodingJPEG: bytes, lumaOnly: true),
+            // Decoded as the replay's decoder renders (luma alone, or in colour for the screen).
+            let oneShot = try? DecodedPixels(decodingJPEG: bytes, lumaOnly: options.displayWidth == nil),
             oneShot.width == last.width, oneShot.height == last.height
         {
             final = oneShot
@@ -163,6 +177,10 @@ package struct ProgressiveReplay: Sendable {
             }
             otherSSIMs = Array(ssims.dropFirst(rendered.lumas.count))
         }
+        if final != nil, let display, let width = options.displayWidth {
+            Self.measureScreens(rendered.screens, display: display, firstRung: firstRung, report: &report)
+            report.displayWidth = width
+        }
         report.problems += findings(in: report, structure: structure)
         return (report, final, otherSSIMs)
     }
@@ -171,6 +189,8 @@ package struct ProgressiveReplay: Sendable {
     /// error that stopped the decoding early, if one did.
     struct RenderedScans {
         var lumas: [[UInt8]] = []
+        /// Each scan as the screen shows it (`ScreenQuality.shown`), when asked for.
+        var screens: [[[UInt8]]] = []
         var last: DecodedPixels?
         var failure: ImagingError?
     }
@@ -182,7 +202,7 @@ package struct ProgressiveReplay: Sendable {
     /// of each scan (by 1-based number) goes to its receiver; it stops at its first failure.
     static func renderScans(
         _ decoder: JPEGReplayDecoder, structure: JPEGStructure, chunkBytes: Int, report: inout ReplayReport,
-        frames: (decoder: JPEGReplayDecoder, receive: (Int, DecodedPixels) -> Void)?
+        frames: (decoder: JPEGReplayDecoder, receive: (Int, DecodedPixels) -> Void)?, screen: PixelSize? = nil
     ) -> RenderedScans {
         let length = decoder.length
         let chunk = max(1, chunkBytes)
@@ -205,6 +225,7 @@ package struct ProgressiveReplay: Sendable {
                     let number = rendered.lumas.count + 1
                     let pixels = try decoder.render(scan: number)
                     rendered.lumas.append(pixels.luma())
+                    if let screen { rendered.screens.append(ScreenQuality.shown(pixels, at: screen)) }
                     rendered.last = pixels
                     report.scans.append(
                         ReplayReport.Scan(
@@ -232,6 +253,40 @@ package struct ProgressiveReplay: Sendable {
         return rendered
     }
 
+    /// Measures the scans that can show, as the screen shows them (`screens`, at `display`),
+    /// against the last, with `firstRung` stretched to the view, and records in `report` each
+    /// scan's measure, the first rung's, where the file's picture replaces what is on screen,
+    /// and the mean on screen over the download.
+    static func measureScreens(
+        _ screens: [[[UInt8]]], display: PixelSize, firstRung: (name: String, bytes: [UInt8])?,
+        report: inout ReplayReport
+    ) {
+        guard let reference = screens.last, screens.count == report.scans.count else { return }
+        let shown = report.scans.indices.filter { report.scans[$0].displayable }
+        let decodedRung = firstRung.flatMap { rung in
+            (try? DecodedPixels(decodingJPEG: rung.bytes)).map { (rung.name, $0) }
+        }
+        let rung = decodedRung.map { ($0.0, ScreenQuality.shown($0.1, at: display)) }
+        if let (_, pixels) = decodedRung {
+            report.firstRungIsFullSize = pixels.width >= report.width && pixels.height >= report.height
+        }
+        let values = ScreenQuality.measure(
+            shown.map { screens[$0] } + (rung.map { [$0.1] } ?? []), reference: reference, width: display.width,
+            height: display.height)
+        func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+        for (index, value) in zip(shown, values) { report.scans[index].screen = rounded(value) }
+        if let rung {
+            report.firstRung = rung.0
+            report.firstRungScreen = rounded(values[shown.count])
+        }
+        let timeline = ScreenTimeline(
+            bytes: report.bytes,
+            paints: zip(shown, values).map { ScreenTimeline.Paint(offset: report.scans[$0].endOffset, quality: $1) },
+            firstRung: rung == nil ? nil : values[shown.count])
+        report.fullShownAt = timeline.fullShownOffset
+        report.screenOverDownload = rounded(timeline.meanOnScreen)
+    }
+
     /// The checks on a finished replay: scan count, first paint, rising quality.
     private func findings(in report: ReplayReport, structure: JPEGStructure) -> [ReplayReport.Problem] {
         var problems: [ReplayReport.Problem] = []
@@ -246,8 +301,17 @@ package struct ProgressiveReplay: Sendable {
         // The budget is a property of the file: the byte after which the first picture can be
         // shown, whatever the chunk size of the delivery. A first picture that arrives within
         // the first round trip shows as early as any picture can, whatever its share.
-        if let share = report.firstPaintShare, let offset = report.firstPaintOffset, report.scans.count > 1,
-            share > options.firstPaintBudget, offset > ReplaySettings.firstRoundTripBytes
+        // With a first rung on screen, the budget is where the file's picture beats it.
+        if let rung = report.firstRung, report.firstRungIsFullSize != true, let share = report.fullShownShare,
+            let offset = report.fullShownAt, report.scans.count > 1, share > options.firstPaintBudget,
+            offset > ReplaySettings.firstRoundTripBytes
+        {
+            problem(
+                .firstPaint,
+                "the picture shows better than \(rung) only after \(percent(share)) of the file, over the budget of \(percent(options.firstPaintBudget))"
+            )
+        } else if report.firstRung == nil, let share = report.firstPaintShare, let offset = report.firstPaintOffset,
+            report.scans.count > 1, share > options.firstPaintBudget, offset > ReplaySettings.firstRoundTripBytes
         {
             problem(
                 .firstPaint,

@@ -18,6 +18,9 @@ package struct ReplayReport: Sendable, Equatable, Codable {
         package var psnr: Double
         /// SSIM of the luma plane against the final picture (1 = identical).
         package var ssim: Double
+        /// `ScreenQuality` of the picture against the final one, in colour at the view's size;
+        /// nil when not measured (a scan that cannot show, a file without a final picture).
+        package var screen: Double? = nil
     }
 
     /// A finding that makes the replay fail.
@@ -32,6 +35,7 @@ package struct ReplayReport: Sendable, Equatable, Codable {
             case undecodable
             case corruptData = "corrupt-data"
             case scanCount = "scan-count"
+            /// The file's picture replaces what is on screen only after the budget.
             case firstPaint = "first-paint"
             case quality
         }
@@ -61,6 +65,26 @@ package struct ReplayReport: Sendable, Equatable, Codable {
     /// go). False for a file that is truncated or cannot be decoded whole.
     package var matchesOneShotDecode: Bool
     package var problems: [Problem]
+    /// The width of the view the pictures were compared in (`ScreenQuality`), nil when they
+    /// were not.
+    package var displayWidth: Int? = nil
+    /// The variant on screen before this file, and its `ScreenQuality` stretched to the view.
+    package var firstRung: String? = nil
+    package var firstRungScreen: Double? = nil
+    /// True when the first rung is as large as this file's picture (an image no larger than
+    /// the rung's box): the same picture, which no scan needs to beat within a budget.
+    package var firstRungIsFullSize: Bool? = nil
+    /// The byte count after which this file's picture is on screen: the first scan closer to
+    /// the final picture than the first rung, or, without one, the first picture
+    /// (`ScreenTimeline.fullShownOffset`).
+    package var fullShownAt: Int? = nil
+    /// The mean `ScreenQuality` on screen over the download (`ScreenTimeline.meanOnScreen`).
+    package var screenOverDownload: Double? = nil
+
+    /// `fullShownAt` as a share of the file.
+    package var fullShownShare: Double? {
+        fullShownAt.map { bytes > 0 ? Double($0) / Double(bytes) : 0 }
+    }
 
     /// The first paint as a share of the file.
     package var firstPaintShare: Double? {

@@ -99,7 +99,8 @@ package final class FrameGallery: FrameCollecting, @unchecked Sendable {
         html += """
             <h1>\(escape(title))</h1>
             <p>Each picture is what the app can show at that moment, fed \(chunkBytes / 1024) KiB at a time. Quality compares
-            with the final full-size picture (PSNR in dB and SSIM on luma; 99 dB and 1 mean identical).</p>
+            with the final full-size picture (PSNR in dB and SSIM on luma; 99 dB and 1 mean identical), and "on screen" as a
+            phone's view shows it, in colour (the mean SSIM of Y, Cb and Cr).</p>
 
             """
         for replay in replays {
@@ -111,6 +112,15 @@ package final class FrameGallery: FrameCollecting, @unchecked Sendable {
                 "<p>\(escape(replay.variant)): \(report.width)x\(report.height), \(report.bytes) bytes, \(report.scans.count) scans"
             if let share = report.firstPaintShare {
                 html += String(format: ", first picture after %.1f %% of the file", share * 100)
+            }
+            if let rung = report.firstRung, let quality = report.firstRungScreen {
+                html += "; with \(escape(rung)) on screen (" + String(format: "%.4f)", quality)
+                html +=
+                    report.fullShownShare.map { String(format: ", better than it after %.1f %% of the file", $0 * 100) }
+                    ?? ", never better than it before the end"
+            }
+            if let mean = report.screenOverDownload, let width = report.displayWidth {
+                html += String(format: "; on screen %d px wide, %.4f over the download", width, mean)
             }
             html += "</p>\n<div class=\"strip\">\n"
             let pictures = collected[replay.image] ?? []
@@ -125,6 +135,7 @@ package final class FrameGallery: FrameCollecting, @unchecked Sendable {
                 var caption = String(
                     format: "scan %d · byte %d (%.1f %%)<br>%.2f dB · SSIM %.4f", scan.scan, scan.endOffset, share,
                     scan.psnr, scan.ssim)
+                if let screen = scan.screen { caption += String(format: " · on screen %.4f", screen) }
                 if scan.shownAt == nil { caption += "<br><span class=\"hidden\">not shown alone</span>" }
                 html += figure(frame.file, caption: caption)
             }

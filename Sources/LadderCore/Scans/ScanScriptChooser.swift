@@ -5,15 +5,19 @@ package struct ScanScriptChoice: Sendable {
     package var script: ScanScript
     /// The image's coefficients written with `script`.
     package var bytes: [UInt8]
-    /// The estimated quality over the download (SSIM, see `DownloadQuality`).
+    /// The estimated quality on screen over the download (`ScreenTimeline.meanOnScreen`).
     package var quality: Double
-    /// The share of the file after which the first picture can show.
+    /// The share of the file after which its picture replaces what is on screen: the first
+    /// rung, or, without one, the blank screen.
     package var firstPictureShare: Double
     /// Set when no candidate meets the first-picture budget: what it would take instead.
     package var budgetAdvice: String?
 }
 
-/// Chooses, for one image, the scan script that shows it best while it downloads.
+/// Chooses, for one image, the scan script that shows it best while it downloads, by what the
+/// screen shows (`ScreenQuality`): the rung an app shows first (large_thumb by default) stretched
+/// to the view until a picture of the file is closer to the final picture, then the file's
+/// pictures, all in colour at the view's size.
 ///
 /// Every candidate (`ScanScriptCandidates`) is made losslessly from the same quantized
 /// coefficients. Scoring each one by a full replay would cost a full decode per scan per
@@ -22,29 +26,37 @@ package struct ScanScriptChoice: Sendable {
 ///   never on the order of the other scans, so candidates are written only as many times as it
 ///   takes to see every distinct scan once, and every candidate's scan offsets are added up
 ///   from those lengths.
-/// - The luma picture after a scan depends only on which luma scans have arrived, whether the
-///   next one carries luma, and whether the other components are complete (`LumaState`: block
-///   smoothing, on as browsers decode, reads all three), so each distinct state is decoded
-///   once, luma only.
+/// - The picture after a scan depends only on the scans each component has received, in order,
+///   and on the next scan, whose header libjpeg has read when the picture shows
+///   (`PictureState`: block smoothing, on as browsers decode, reads both), so each distinct
+///   state is decoded once.
 /// - Scan lengths and pictures are measured on a sample of the image: square tiles of whole
-///   iMCUs spread evenly over it, at full resolution (a reduced DCT scale would drop exactly the
-///   detail that tells the scripts apart), the lengths scaled up to the whole image, and the
-///   pictures measured inside each tile's margin (`sampling(_:scoringPixels:)`).
+///   iMCUs spread evenly over it, decoded at full resolution, each tile's inside scaled to the
+///   view's scale as the whole picture would be, the lengths scaled up to the whole image
+///   (`sampling(_:scoringPixels:)`); the first rung is cut at the same places of the view.
 /// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
 package struct ScanScriptChooser: Sendable {
     /// The number of scans every candidate has.
     package var scans: Int
-    /// The largest share of the file after which the first picture may show.
+    /// The largest share of the file after which its picture may replace what is on screen.
     package var firstPictureBudget: Double
-    /// A first picture within this many bytes meets the budget whatever its share
+    /// True when the pipeline set `firstPictureBudget`: the build then says when no candidate
+    /// meets it. The default budget is one every image can meet, or not a user's concern.
+    package var budgetIsSet: Bool
+    /// A picture within this many bytes meets the budget whatever its share
     /// (`ReplaySettings.firstRoundTripBytes`, as `ladder verify --replay` counts it).
     package var firstRoundTripBytes: Int
     /// Candidates of an image larger than this are measured on a sample of at most about this
     /// many pixels (one tile more at most): square tiles of whole iMCUs spread evenly over the
     /// image, at full resolution.
     package var scoringPixels: Int
-    /// The measure of pictures against the final one, on luma planes of a width and height.
-    package var pictureQuality: @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double]
+    /// The width of the view the pictures are compared in (`ScreenQuality.displaySize`).
+    package var displayWidth: Int
+    /// The name of the rung on screen before the file, for messages.
+    package var firstRungName: String?
+    /// The measure of pictures against the final one, each a list of planes (Y, Cb, Cr, or one)
+    /// of a width and height.
+    package var pictureQuality: @Sendable ([[[UInt8]]], [[UInt8]], Int, Int) -> [Double]
     /// What `pictureQuality` gives a picture identical to the final one (1 for SSIM): the
     /// last scan's, which is not measured.
     package var identicalQuality: Double
@@ -52,17 +64,22 @@ package struct ScanScriptChooser: Sendable {
     package static let defaultScoringPixels = 250_000
 
     package init(
-        scans: Int, firstPictureBudget: Double, firstRoundTripBytes: Int = ReplaySettings.firstRoundTripBytes,
-        scoringPixels: Int = Self.defaultScoringPixels,
-        pictureQuality: @escaping @Sendable ([[UInt8]], [UInt8], Int, Int) -> [Double] = {
-            ImageQuality.ssim($0, reference: $1, width: $2, height: $3)
+        scans: Int, firstPictureBudget: Double, budgetIsSet: Bool = true,
+        firstRoundTripBytes: Int = ReplaySettings.firstRoundTripBytes,
+        scoringPixels: Int = Self.defaultScoringPixels, displayWidth: Int = ScreenQuality.defaultDisplayWidth,
+        firstRungName: String? = nil,
+        pictureQuality: @escaping @Sendable ([[[UInt8]]], [[UInt8]], Int, Int) -> [Double] = {
+            ScreenQuality.measure($0, reference: $1, width: $2, height: $3)
         },
         identicalQuality: Double = 1
     ) {
         self.scans = scans
         self.firstPictureBudget = firstPictureBudget
+        self.budgetIsSet = budgetIsSet
         self.firstRoundTripBytes = firstRoundTripBytes
         self.scoringPixels = scoringPixels
+        self.displayWidth = displayWidth
+        self.firstRungName = firstRungName
         self.pictureQuality = pictureQuality
         self.identicalQuality = identicalQuality
     }
@@ -73,21 +90,32 @@ package struct ScanScriptChooser: Sendable {
         package var showableAt: [Int]
         package var qualities: [Double]
         package var total: Int
-        package var quality: Double {
-            DownloadQuality(
+        /// The quality of the rung on screen before the file, nil without one.
+        package var firstRung: Double?
+        /// True when that rung is as large as the image (an image no larger than the rung's
+        /// box): the same picture, which no scan needs to beat within a budget.
+        package var firstRungIsFullSize = false
+
+        /// What the screen shows while the file downloads.
+        package var timeline: ScreenTimeline {
+            ScreenTimeline(
                 bytes: total,
-                paints: qualities.indices.map {
-                    DownloadQuality.Paint(scan: $0 + 1, offset: showableAt[$0], ssim: qualities[$0], psnr: 0)
-                }
-            ).meanSSIM
+                paints: qualities.indices.map { ScreenTimeline.Paint(offset: showableAt[$0], quality: qualities[$0]) },
+                firstRung: firstRung)
         }
-        package var firstPictureShare: Double { total > 0 ? Double(showableAt[0]) / Double(total) : 0 }
+        /// The mean quality on screen over the download.
+        package var quality: Double { timeline.meanOnScreen }
+        /// The byte count after which the file's picture replaces what is on screen.
+        package var shownAt: Int { timeline.fullShownOffset ?? total }
+        /// `shownAt` as a share of the file.
+        package var firstPictureShare: Double { total > 0 ? Double(shownAt) / Double(total) : 0 }
     }
 
-    /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or progressive):
-    /// `ScanScriptCandidates`, or the scripts in `scripts`.
+    /// Estimates every candidate for the image in `jpeg` (any JPEG of it: baseline or
+    /// progressive), `ScanScriptCandidates` or the scripts in `scripts`, with `firstRung` (a
+    /// JPEG of the rung on screen before it; nil for none) on screen until the file beats it.
     package func estimates(
-        for jpeg: [UInt8], scripts: [ScanScript]? = nil
+        for jpeg: [UInt8], scripts: [ScanScript]? = nil, firstRung: [UInt8]? = nil
     ) throws(ImagingError) -> (JPEGCoefficients, [Estimate]) {
         guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
             throw ImagingError(operation: "choose a scan script", path: nil, reason: "not a well-formed JPEG")
@@ -102,6 +130,11 @@ package struct ScanScriptChooser: Sendable {
                     "no \(scans)-scan script can carry a \(coefficients.components)-component image (color needs at least 4 scans)"
             )
         }
+        let view = View(
+            image: PixelSize(width: structure.width, height: structure.height),
+            display: ScreenQuality.displaySize(
+                of: PixelSize(width: structure.width, height: structure.height), displayWidth: displayWidth),
+            sampling: sampling)
         // From the sample to the whole image: entropy-coded data grows with the iMCUs kept, and
         // the whole file has the source's metadata segments in its head.
         let dataScale = sampling?.dataScale ?? 1
@@ -111,21 +144,20 @@ package struct ScanScriptChooser: Sendable {
         // Scan -> (bytes before its data: tables and SOS header, or the whole head of the
         // file for the first scan; bytes of entropy-coded data).
         var lengths: [JPEGScan: (head: Int, data: Int)] = [:]
-        var lumaQuality: [LumaState: Double] = [:]
+        var pictureQualities: [PictureState: Double] = [:]
         // The final picture, in the parts that are measured (`MeasuredParts`), cut once.
         var reference: MeasuredParts?
         for candidate in candidates {
-            let lumaStates = Self.lumaStates(candidate)
+            let states = Self.pictureStates(candidate)
             // Each state not yet measured, once (the last scan shows the final picture).
             var unmeasured: [Int] = []
             for index in 0..<(scans - 1)
-            where !Self.isFinal(lumaStates[index], of: lumaStates) && lumaQuality[lumaStates[index]] == nil
-                && !unmeasured.contains(where: { lumaStates[$0] == lumaStates[index] })
+            where pictureQualities[states[index]] == nil && !unmeasured.contains(where: { states[$0] == states[index] })
             {
                 unmeasured.append(index)
             }
             let unsized = candidate.scans.contains { lengths[$0] == nil }
-            guard unsized || !unmeasured.isEmpty else { continue }
+            guard unsized || !unmeasured.isEmpty || reference == nil else { continue }
             let sample = try coefficients.sampleWritten(scans: candidate.scans)
             guard let written = try? JPEGStructure(parsing: sample), written.scans.count == scans else {
                 throw ImagingError(
@@ -139,21 +171,23 @@ package struct ScanScriptChooser: Sendable {
                 lengths[candidate.scans[index]] = (head, data)
                 previousEnd = scan.endOffset
             }
-            // Decode the new luma states, and the final picture once.
+            // Decode the new states, and the final picture once.
             var wanted = unmeasured.map { $0 + 1 }
             if reference == nil { wanted.append(scans) }
             guard !wanted.isEmpty else { continue }
-            let decoded = try Self.lumaPictures(sample, structure: written, scans: wanted)
-            let parts = { (plane: [UInt8]) in
-                MeasuredParts(plane, width: decoded.width, height: decoded.height, sampling: sampling)
-            }
-            if reference == nil { reference = parts(decoded.planes.last!) }
-            let values = measured(decoded.planes.prefix(unmeasured.count).map(parts), reference: reference!)
-            for (position, index) in unmeasured.enumerated() { lumaQuality[lumaStates[index]] = values[position] }
+            let decoded = try Self.pictures(sample, structure: written, scans: wanted)
+            if reference == nil { reference = view.parts(of: decoded.last!) }
+            let values = measured(decoded.prefix(unmeasured.count).map(view.parts), reference: reference!)
+            for (position, index) in unmeasured.enumerated() { pictureQualities[states[index]] = values[position] }
         }
+        let rung = firstRung.flatMap { view.parts(ofRung: $0) }
+        let firstRungQuality = rung.map { measured([$0.parts], reference: reference!)[0] }
+        // A first rung as large as the image is the same picture: no budget to meet.
+        let rungIsFullSize =
+            rung.map { $0.size.width >= structure.width && $0.size.height >= structure.height } ?? false
 
         let estimates = candidates.map { candidate -> Estimate in
-            let lumaStates = Self.lumaStates(candidate)
+            let states = Self.pictureStates(candidate)
             var showableAt: [Int] = []
             var received = 0
             for (index, scan) in candidate.scans.enumerated() {
@@ -163,10 +197,10 @@ package struct ScanScriptChooser: Sendable {
             }
             let total = received + 2  // the EOI marker
             showableAt.append(total)
-            let qualities = (0..<scans).map {
-                Self.isFinal(lumaStates[$0], of: lumaStates) ? identicalQuality : lumaQuality[lumaStates[$0]]!
-            }
-            return Estimate(script: candidate, showableAt: showableAt, qualities: qualities, total: total)
+            let qualities = (0..<scans).map { $0 == scans - 1 ? identicalQuality : pictureQualities[states[$0]]! }
+            return Estimate(
+                script: candidate, showableAt: showableAt, qualities: qualities, total: total,
+                firstRung: firstRungQuality, firstRungIsFullSize: rungIsFullSize)
         }
         return (coefficients, estimates)
     }
@@ -178,15 +212,18 @@ package struct ScanScriptChooser: Sendable {
         var dataScale: Double
         var tileWidth: Int
         var tileHeight: Int
+        /// Where each tile starts in the image, in pixels, rows of tiles from the top.
+        var origins: [(x: Int, y: Int)]
     }
 
     /// The side of a sample's tiles in pixels (rounded down to whole iMCUs), and the margin of
     /// each tile left out of the measure. libjpeg-turbo's block smoothing estimates a block's
-    /// missing coefficients from the DC of the blocks around it (up to two away), which across
-    /// a tile's edge belong to another part of the image; leaving the outer ring of blocks out
-    /// keeps the measure to blocks whose nearest neighbours are their own. Tiles of 96 pixels
-    /// with a margin of 8 picked the best candidate on all 20 photos of docs/SCAN_SCRIPTS.md,
-    /// where tiles of 128 with a margin of 16 (fewer places, for the same pixels) did not.
+    /// missing coefficients from the DC of the blocks around it (up to two away), and its
+    /// chroma upsampling reads the next chroma sample, which across a tile's edge belong to
+    /// another part of the image; leaving the outer ring of blocks out keeps the measure to
+    /// blocks whose nearest neighbours are their own. Tiles of 96 pixels with a margin of 8
+    /// picked the best candidate on all 20 photos of docs/SCAN_SCRIPTS.md (by luma), where
+    /// tiles of 128 with a margin of 16 (fewer places, for the same pixels) did not.
     static let tileSide = 96
     static let tileMargin = 8
 
@@ -213,53 +250,127 @@ package struct ScanScriptChooser: Sendable {
         guard across >= 1, down >= 1, across * down >= 4 else { return nil }
         let sample = JPEGCoefficients.Sample(across: across, down: down, columns: columns, rows: rows)
         let dataScale = Double(imcusAcross * imcusDown) / Double(across * columns * down * rows)
-        return Sampling(sample: sample, dataScale: dataScale, tileWidth: tileWidth, tileHeight: tileHeight)
+        // As the C sampler places them: the middle of the index-th of `count` equal cells of the
+        // iMCUs clear of the last row and column.
+        func start(_ index: Int, _ count: Int, _ size: Int, _ usable: Int) -> Int {
+            let cell = usable / count
+            return index * usable / count + (cell > size ? (cell - size) / 2 : 0)
+        }
+        var origins: [(x: Int, y: Int)] = []
+        for tileDown in 0..<down {
+            for tileAcross in 0..<across {
+                origins.append(
+                    (
+                        start(tileAcross, across, columns, imcusAcross - 1) * imcuWidth,
+                        start(tileDown, down, rows, imcusDown - 1) * imcuHeight
+                    ))
+            }
+        }
+        return Sampling(
+            sample: sample, dataScale: dataScale, tileWidth: tileWidth, tileHeight: tileHeight, origins: origins)
     }
 
-    /// The parts of a luma picture that are measured: the whole plane, or, on a sample, each
-    /// tile inside its margin (`tileMargin`), in rows of tiles from the top, each row from the
-    /// left.
+    /// The parts of pictures that are measured: the whole picture, or, on a sample, each tile
+    /// inside its margin (`tileMargin`), in rows of tiles from the top, each row from the
+    /// left; each part as the view shows it (scaled to its scale), a list of planes.
     struct MeasuredParts {
-        var parts: [[UInt8]]
+        var parts: [[[UInt8]]]
         var width: Int
         var height: Int
+    }
 
-        init(_ plane: [UInt8], width: Int, height: Int, sampling: Sampling?) {
+    /// Where pictures are shown: the image's size, the view's, and the sample's tiles.
+    struct View {
+        var image: PixelSize
+        var display: PixelSize
+        var sampling: Sampling?
+
+        /// The size of a tile's inside, in the image and at the view's scale.
+        var inner: (width: Int, height: Int) {
+            let margin = ScanScriptChooser.tileMargin
+            return (sampling!.tileWidth - 2 * margin, sampling!.tileHeight - 2 * margin)
+        }
+        var scaledInner: PixelSize {
+            PixelSize(
+                width: max(1, (inner.width * display.width + image.width / 2) / image.width),
+                height: max(1, (inner.height * display.height + image.height / 2) / image.height))
+        }
+
+        /// A decoded picture of the file (the whole image, or the sample) in its measured parts.
+        func parts(of pixels: DecodedPixels) -> MeasuredParts {
+            let planes = ScreenQuality.planes(of: pixels)
             guard let sampling else {
-                (parts, self.width, self.height) = ([plane], width, height)
-                return
+                return MeasuredParts(
+                    parts: [ScreenQuality.scaled(planes, width: pixels.width, height: pixels.height, to: display)],
+                    width: display.width, height: display.height)
             }
             let margin = ScanScriptChooser.tileMargin
-            let (innerWidth, innerHeight) = (sampling.tileWidth - 2 * margin, sampling.tileHeight - 2 * margin)
-            (self.width, self.height) = (innerWidth, innerHeight)
-            parts = []
+            let (innerWidth, innerHeight) = inner
+            let target = scaledInner
+            var parts: [[[UInt8]]] = []
             parts.reserveCapacity(sampling.sample.across * sampling.sample.down)
             for down in 0..<sampling.sample.down {
                 for across in 0..<sampling.sample.across {
                     let left = across * sampling.tileWidth + margin
                     let top = down * sampling.tileHeight + margin
-                    parts.append(
-                        [UInt8](unsafeUninitializedCapacity: innerWidth * innerHeight) { tile, count in
-                            plane.withUnsafeBufferPointer { plane in
-                                for row in 0..<innerHeight {
-                                    (tile.baseAddress! + row * innerWidth).initialize(
-                                        from: plane.baseAddress! + (top + row) * width + left, count: innerWidth)
-                                }
-                            }
-                            count = innerWidth * innerHeight
-                        })
+                    let cut = planes.map {
+                        Self.crop($0, width: pixels.width, left: left, top: top, width: innerWidth, height: innerHeight)
+                    }
+                    parts.append(ScreenQuality.scaled(cut, width: innerWidth, height: innerHeight, to: target))
                 }
+            }
+            return MeasuredParts(parts: parts, width: target.width, height: target.height)
+        }
+
+        /// The rung in `jpeg`, stretched to the view, in the measured parts (the same places of
+        /// the view as the file's); nil when it cannot be decoded.
+        func parts(ofRung jpeg: [UInt8]) -> (parts: MeasuredParts, size: PixelSize)? {
+            guard let pixels = try? DecodedPixels(decodingJPEG: jpeg), pixels.width > 0, pixels.height > 0 else {
+                return nil
+            }
+            let size = PixelSize(width: pixels.width, height: pixels.height)
+            let shown = ScreenQuality.shown(pixels, at: display)
+            guard let sampling else {
+                return (MeasuredParts(parts: [shown], width: display.width, height: display.height), size)
+            }
+            let margin = ScanScriptChooser.tileMargin
+            let target = scaledInner
+            let parts = sampling.origins.map { origin in
+                let left = min(
+                    display.width - target.width,
+                    ((origin.x + margin) * display.width + image.width / 2) / image.width)
+                let top = min(
+                    display.height - target.height,
+                    ((origin.y + margin) * display.height + image.height / 2) / image.height)
+                return shown.map {
+                    Self.crop(
+                        $0, width: display.width, left: left, top: top, width: target.width, height: target.height)
+                }
+            }
+            return (MeasuredParts(parts: parts, width: target.width, height: target.height), size)
+        }
+
+        static func crop(
+            _ plane: [UInt8], width: Int, left: Int, top: Int, width cropWidth: Int, height: Int
+        )
+            -> [UInt8]
+        {
+            [UInt8](unsafeUninitializedCapacity: cropWidth * height) { part, count in
+                plane.withUnsafeBufferPointer { plane in
+                    for row in 0..<height {
+                        (part.baseAddress! + row * cropWidth).initialize(
+                            from: plane.baseAddress! + (top + row) * width + left, count: cropWidth)
+                    }
+                }
+                count = cropWidth * height
             }
         }
     }
 
     /// `pictureQuality` of each of `pictures` against `reference`, part by part: the mean over
-    /// the parts (the whole planes, or a sample's tiles) of the measure of each part.
+    /// the parts (the whole pictures, or a sample's tiles) of the measure of each part.
     func measured(_ pictures: [MeasuredParts], reference: MeasuredParts) -> [Double] {
         guard !pictures.isEmpty else { return [] }
-        if reference.parts.count == 1 {
-            return pictureQuality(pictures.map { $0.parts[0] }, reference.parts[0], reference.width, reference.height)
-        }
         var sums = [Double](repeating: 0, count: pictures.count)
         for index in reference.parts.indices {
             let values = pictureQuality(
@@ -270,100 +381,83 @@ package struct ScanScriptChooser: Sendable {
         return sums.map { $0 / count }
     }
 
-    /// Chooses the script for the image in `jpeg` and writes it: the highest estimated quality
-    /// over the download among the candidates whose first picture comes within the budget (or
-    /// within the first round trip, `firstRoundTripBytes`), or,
-    /// when none does, the one whose first picture comes first, with advice on what it takes.
-    package func choose(_ jpeg: [UInt8]) throws(ImagingError) -> ScanScriptChoice {
-        let (coefficients, estimates) = try estimates(for: jpeg)
+    /// Chooses the script for the image in `jpeg` and writes it, with `firstRung` (a JPEG of the
+    /// rung an app shows first, nil for none) on screen until the file beats it: the highest
+    /// estimated quality on screen over the download among the candidates whose picture
+    /// replaces what is on screen within the budget (or within the first round trip,
+    /// `firstRoundTripBytes`; any, when the first rung is as large as the image), or, when none does, the one whose picture does so first, with
+    /// advice on what it takes when the budget was set (`budgetIsSet`).
+    package func choose(_ jpeg: [UInt8], firstRung: [UInt8]? = nil) throws(ImagingError) -> ScanScriptChoice {
+        let (coefficients, estimates) = try estimates(for: jpeg, firstRung: firstRung)
         let within = estimates.filter {
-            $0.firstPictureShare <= firstPictureBudget || $0.showableAt[0] <= firstRoundTripBytes
+            $0.firstPictureShare <= firstPictureBudget || $0.shownAt <= firstRoundTripBytes || $0.firstRungIsFullSize
         }
         let best: Estimate
         var advice: String?
         if let winner = within.max(by: { $0.quality < $1.quality }) {
             best = winner
         } else {
-            best = estimates.min { $0.firstPictureShare < $1.firstPictureShare }!
-            advice = Self.advice(best: best, budget: firstPictureBudget, scans: scans)
+            best = estimates.min { ($0.firstPictureShare, -$0.quality) < ($1.firstPictureShare, -$1.quality) }!
+            if budgetIsSet {
+                advice = Self.advice(best: best, budget: firstPictureBudget, scans: scans, firstRung: firstRungName)
+            }
         }
         return ScanScriptChoice(
             script: best.script, bytes: try coefficients.written(scans: best.script.scans), quality: best.quality,
             firstPictureShare: best.firstPictureShare, budgetAdvice: advice)
     }
 
-    /// What it would take for the first picture to come within `budget`. The first scan of
-    /// every candidate is the DC of every component, the least a colored first picture needs;
-    /// when even its smallest form is over the budget, the image is one whose DC is most of the
-    /// file (flat artwork, small pictures with large headers), and only a larger budget, or
-    /// more scans to send the DC in more steps, would do.
-    static func advice(best: Estimate, budget: Double, scans: Int) -> String {
+    /// What it would take for the file's picture to replace what is on screen within `budget`:
+    /// a larger budget (the earliest any candidate reaches), or more scans.
+    static func advice(best: Estimate, budget: Double, scans: Int, firstRung: String?) -> String {
         let share = best.firstPictureShare
         let needed = (share * 1000).rounded(.up) / 1000
+        let what =
+            best.firstRung != nil
+            ? "a picture better than \(firstRung ?? "the first rung")" : "a first picture"
         return
-            "no \(scans)-scan script shows a first picture within \(percent(budget)) of the file: its smallest first scan (\(best.script.scans[0]), the DC every first picture needs) ends at \(percent(share)); it would take a first-picture budget of \(percent(needed)) (replay.firstPaintBudget), or more scans, to send the DC in more steps"
+            "no \(scans)-scan script shows \(what) within \(percent(budget)) of the file: the earliest (\(best.script)) does after \(percent(share)); it would take a first-picture budget of \(percent(needed)) (replay.firstPaintBudget), or more scans"
     }
 
-    /// The luma pictures of `jpeg` after the scans numbered `scans` (1-based, ascending), as the
-    /// replay shows them (`DownloadQuality`): the file fed up to where each scan can show, the
-    /// next scan's header read and libjpeg waiting for its data.
-    static func lumaPictures(
+    /// The pictures of `jpeg` after the scans numbered `scans` (1-based, ascending), as the
+    /// replay shows them: the file fed up to where each scan can show, the next scan's header
+    /// read and libjpeg waiting for its data; in the file's own color space (YCbCr).
+    static func pictures(
         _ jpeg: [UInt8], structure: JPEGStructure, scans: [Int]
-    ) throws(ImagingError) -> (planes: [[UInt8]], width: Int, height: Int) {
-        let decoder = try JPEGReplayDecoder(jpeg, maximumScans: structure.scans.count, lumaOnly: true)
-        var planes: [[UInt8]] = []
+    ) throws(ImagingError) -> [DecodedPixels] {
+        let decoder = try JPEGReplayDecoder(jpeg, maximumScans: structure.scans.count)
+        var pictures: [DecodedPixels] = []
         for scan in scans {
             let showable = scan < structure.scans.count ? structure.scans[scan].dataOffset : jpeg.count
             _ = try decoder.advance(to: showable)
-            planes.append(try decoder.render(scan: scan).luma())
+            pictures.append(try decoder.render(scan: scan))
         }
-        return (planes, decoder.state.width, decoder.state.height)
+        return pictures
     }
 
-    /// What the luma picture shown after a scan depends on, besides the image. Its coefficients
-    /// are those of the luma scans received; but libjpeg-turbo's block smoothing (on, as in
-    /// browsers) fills coefficients it believes missing, and its bookkeeping already counts the
-    /// next scan, whose header has been read when the scan is shown (jdphuff.c `start_pass`):
-    /// below the first iMCU row it judges each component by its state before that component's
-    /// latest scan began (jdcoefct.c, `prev_coef_bits`), which is the next scan when that one
-    /// carries luma; and it smooths nothing once no component seems to miss any of its lowest
-    /// coefficients (1 to 9), counting the next scan as received. So the same luma scans show
-    /// differently depending on the next scan and on the other components, and the key holds
-    /// all three.
-    struct LumaState: Hashable {
-        /// The scans carrying luma received, in order.
-        var received: [JPEGScan]
-        /// The next scan, when it carries luma.
+    /// What the picture shown after a scan depends on, besides the image: the scans each
+    /// component has received, in order, and the next scan. libjpeg-turbo's block smoothing
+    /// (on, as in browsers) fills coefficients it believes missing, and its bookkeeping already
+    /// counts the next scan, whose header has been read when the scan is shown (jdphuff.c
+    /// `start_pass`): below the first iMCU row it judges each component by its state before
+    /// that component's latest scan began (jdcoefct.c, `prev_coef_bits`), and it smooths nothing
+    /// once no component seems to miss any of its lowest coefficients (1 to 9), counting the
+    /// next scan as received. So the same scans show differently depending on the next one.
+    struct PictureState: Hashable {
+        /// For each component, the scans carrying it received so far, in order.
+        var received: [[JPEGScan]]
+        /// The next scan.
         var next: JPEGScan?
-        /// Whether the other components have all their lowest coefficients (1 to 9), counting
-        /// the next scan as received.
-        var othersSettled: Bool
     }
 
-    /// True when the picture of `state` is the final one: every luma scan of the script is in
-    /// and no component seems to miss a low coefficient, so block smoothing is off.
-    static func isFinal(_ state: LumaState, of states: [LumaState]) -> Bool {
-        state == states.last || (state.received.count == states.last?.received.count && state.othersSettled)
-    }
-
-    /// For each scan of `script`, what the luma picture shown once it is complete depends on.
-    static func lumaStates(_ script: ScanScript) -> [LumaState] {
-        let others = Set(script.scans.flatMap(\.components)).subtracting([0])
-        var received: [JPEGScan] = []
+    /// For each scan of `script`, what the picture shown once it is complete depends on.
+    static func pictureStates(_ script: ScanScript) -> [PictureState] {
+        let components = (script.scans.flatMap(\.components).max() ?? 0) + 1
+        var received = [[JPEGScan]](repeating: [], count: components)
         return script.scans.indices.map { index in
-            let scan = script.scans[index]
-            if scan.components.contains(0) { received.append(scan) }
+            for component in script.scans[index].components { received[component].append(script.scans[index]) }
             let next = index + 1 < script.scans.count ? script.scans[index + 1] : nil
-            let counted = script.scans.prefix(index + 1) + (next.map { [$0] } ?? [])
-            let settled = others.allSatisfy { component in
-                (1...9).allSatisfy { coefficient in
-                    counted.contains {
-                        $0.components.contains(component) && $0.ss <= coefficient && coefficient <= $0.se && $0.al == 0
-                    }
-                }
-            }
-            return LumaState(
-                received: received, next: next?.components.contains(0) == true ? next : nil, othersSettled: settled)
+            return PictureState(received: received, next: next)
         }
     }
 }

@@ -20,13 +20,28 @@ package struct PartlyEncodedVariant: Sendable {
     }
     let stage: Stage
 
-    /// Finishes the encode: for a chosen script, scores the candidates and writes the best.
-    package func finished() throws(ImagingError) -> EncodedVariant {
+    /// The variant an app shows before this one while it loads (`replay.firstRung`), when the
+    /// script is chosen with it on screen; nil otherwise.
+    package var firstRung: String? {
+        guard case .choosing(_, let chooser) = stage else { return nil }
+        return chooser.firstRungName
+    }
+
+    /// The encoded file, when it is finished without a choice.
+    package var done: EncodedVariant? {
+        guard case .done(let encoded) = stage else { return nil }
+        return encoded
+    }
+
+    /// Finishes the encode: for a chosen script, scores the candidates, with `firstRung` (the
+    /// file of the variant `firstRung` names) on screen until this one beats it, and writes the
+    /// best.
+    package func finished(firstRung: [UInt8]? = nil) throws(ImagingError) -> EncodedVariant {
         switch stage {
         case .done(let encoded):
             return encoded
         case .choosing(let baseline, let chooser):
-            let choice = try chooser.choose(baseline)
+            let choice = try chooser.choose(baseline, firstRung: firstRung)
             return EncodedVariant(bytes: choice.bytes, script: choice.script, budgetAdvice: choice.budgetAdvice)
         }
     }
@@ -54,7 +69,9 @@ extension VariantRecipe {
         baseline.scans = []
         baseline.standardTables = true
         let chooser = ScanScriptChooser(
-            scans: progressive.scanCount, firstPictureBudget: automatic.firstPictureBudget)
+            scans: progressive.scanCount, firstPictureBudget: automatic.firstPictureBudget,
+            budgetIsSet: automatic.budgetIsSet, displayWidth: automatic.displayWidth,
+            firstRungName: automatic.firstRung)
         return PartlyEncodedVariant(stage: .choosing(baseline: try image.jpegEncoded(baseline), chooser: chooser))
     }
 }
@@ -97,13 +114,18 @@ extension ProgressiveScripts {
 
 extension VariantRecipe {
     /// True when a replay finding of `kind` on this variant's file `bytes` is no fault of the
-    /// file: a first picture over the share budget, from a script chosen per image whose first
-    /// scan is already the smallest any candidate has (the DC of every component without its
-    /// lowest bit). The build said once what it would take.
+    /// file: a picture over the share budget from a script chosen per image, when the budget is
+    /// the default one (which the choice aims at but does not promise: the build chose what
+    /// shows best, and the replay shows the point), or when the file's first scan is already
+    /// the smallest any candidate has (the DC of every component without its lowest bit) and
+    /// no first rung is on screen before it, so that no script could show a picture earlier;
+    /// the build then said what it would take.
     func excusesFirstPaint(_ kind: String, of bytes: [UInt8]) -> Bool {
-        guard kind == "first-paint", let progressive, progressive.automatic != nil,
-            let first = (try? JPEGStructure(parsing: bytes))?.scans.first
-        else { return false }
+        guard kind == "first-paint", let progressive, let automatic = progressive.automatic else { return false }
+        if !automatic.budgetIsSet { return true }
+        guard automatic.firstRung == nil, let first = (try? JPEGStructure(parsing: bytes))?.scans.first else {
+            return false
+        }
         return first.ss == 0 && first.se == 0 && first.ah == 0 && first.al >= 1
     }
 }

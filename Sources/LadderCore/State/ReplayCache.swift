@@ -15,8 +15,9 @@ final class ReplayCache: @unchecked Sendable {
     // @unchecked: `used` is guarded by its lock; the rest is immutable.
 
     /// Bump when what a replay measures changes, so that older entries are not reused
-    /// (revision 2 measures every scan against a one-shot decode of the file).
-    static let revision = 2
+    /// (revision 2 measures every scan against a one-shot decode of the file; revision 3 adds
+    /// what the screen shows: the first rung, the view's width and the colour measure).
+    static let revision = 3
 
     /// What is cached for one image: its replay report and the rungs of its ladder timeline.
     struct Entry: Codable, Equatable {

@@ -94,7 +94,11 @@ package struct VariantRenderer: SourceRendering {
             }
             var rendered: [RenderedVariant] = []
             for (recipe, size, bands, partial, pictureSiblings) in pending {
-                let encoded = try partial.finished()
+                // A script chosen for what the screen shows needs the rung shown before it.
+                let firstRung = partial.firstRung.flatMap { name in
+                    pending.first { $0.0.name == name }?.3.done?.bytes
+                }
+                let encoded = try partial.finished(firstRung: firstRung)
                 let siblings = try SiblingEncoder(recipe: recipe).finish(pictureSiblings, jpeg: encoded.bytes)
                 rendered.append(
                     RenderedVariant(

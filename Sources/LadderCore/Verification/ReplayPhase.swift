@@ -40,7 +40,7 @@ struct ReplayPhase: Sendable {
         var replayOptions = ProgressiveReplay.Options(
             chunkBytes: options.chunkBytes ?? configuration.replay.chunkBytes,
             firstPaintBudget: configuration.replay.firstPaintBudget,
-            expectedScans: full.entry.scans)
+            expectedScans: full.entry.scans, displayWidth: configuration.replay.displayWidth)
         replayOptions.maximumScans = min(configuration.limits.maxScans, ScanScript.maximumScans)
         replayOptions.maximumPixels = min(configuration.limits.maxPixels, full.recipe.maxWidth * full.recipe.maxHeight)
         let cacheKey = ReplayCache.key(
@@ -49,6 +49,7 @@ struct ReplayPhase: Sendable {
                 "chunk \(replayOptions.chunkBytes)", "first-paint \(replayOptions.firstPaintBudget)",
                 "scans \(replayOptions.expectedScans.map(String.init) ?? "-")",
                 "maximum \(replayOptions.maximumScans) \(replayOptions.maximumPixels)", "quality \(measuresQuality)",
+                "view \(configuration.replay.displayWidth) after \(configuration.replay.firstRung ?? "nothing")",
             ])
         let replayed: ReplayCache.Entry
         if let cached = cache?.entry(for: cacheKey) {
@@ -61,8 +62,14 @@ struct ReplayPhase: Sendable {
         report.path = label
         var problems: [VerificationProblem] = []
         // A chosen script whose first picture is over the share budget is the best N scans can
-        // do for this image; the build said what it would take, and the file is not broken.
-        for finding in report.problems where !full.recipe.excusesFirstPaint(finding.kind.rawValue, of: full.bytes) {
+        // do for this image; the build said what it would take, and the file is not broken. The
+        // default budget is the build's aim, not the user's demand: only a budget pipeline.json
+        // sets is checked.
+        let budgetIsSet = configuration.replay.firstPaintBudgetIsSet
+        for finding in report.problems
+        where !full.recipe.excusesFirstPaint(finding.kind.rawValue, of: full.bytes)
+            && (budgetIsSet || finding.kind != .firstPaint)
+        {
             problems.append(
                 VerificationProblem(
                     path: label, kind: ProblemKind(replay: finding.kind), message: finding.message, image: key))
@@ -86,8 +93,12 @@ struct ReplayPhase: Sendable {
         // final picture; against a decode of the file as it is when the replay has none.
         let lower = ordered.prefix { $0.entry.path != full.entry.path }
         let measuresRungs = measuresQuality
+        // The rung an app shows before the full-size one, on screen until a scan beats it.
+        let firstRung = lower.first { $0.recipe.name == configuration.replay.firstRung }.map {
+            (name: $0.recipe.name, bytes: $0.bytes)
+        }
         let replayed = ProgressiveReplay(options: replayOptions).replayKeepingFinal(
-            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect
+            full.bytes, path: label, frameSide: frames?.maximumSide ?? .max, frame: collect, firstRung: firstRung
         ) { size in
             measuresRungs ? lower.map { Self.luma(of: $0.bytes, scaledTo: size) } : []
         }

@@ -49,6 +49,10 @@ package struct VerificationReport: Sendable, Equatable {
     /// The median share of a full-size file after which its first picture shows.
     package var medianFirstPaintShare: Double? { median(replays.compactMap { $0.report.firstPaintShare }) }
 
+    /// The median share of a full-size file after which its picture is on screen: better than
+    /// the rung shown first (`ReplayReport.fullShownShare`).
+    package var medianFullShownShare: Double? { median(replays.compactMap { $0.report.fullShownShare }) }
+
     /// The median PSNR and SSIM of the first picture shown.
     package var medianFirstScanPSNR: Double? { median(replays.compactMap(Self.firstShownScan).map(\.psnr)) }
     package var medianFirstScanSSIM: Double? { median(replays.compactMap(Self.firstShownScan).map(\.ssim)) }

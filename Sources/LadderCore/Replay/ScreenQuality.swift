@@ -1,0 +1,173 @@
+package import LadderImaging
+
+/// How close the picture on a screen is to the final picture, in colour, at the size it is
+/// shown: the measure the scan-script choice, `ladder verify --replay` and `ladder replay` share.
+///
+/// - **What is shown.** An app shows a picture in a view `displayWidth` pixels wide (a phone's,
+///   1280 by default): the full-size variant scaled down to that width (never up), and any
+///   other rung stretched to the same size, both by bilinear filtering as a GPU samples a
+///   texture (`BilinearScaling`). Each picture is decoded as libjpeg decodes it for showing
+///   (block smoothing on, chroma upsampled by libjpeg), kept in JPEG's own YCbCr, and each plane
+///   is scaled on its own.
+/// - **The measure** is SSIM (Wang, Bovik, Sheikh and Simoncelli 2004, `ImageQuality.ssim`) of
+///   each of the Y, Cb and Cr planes against the final picture's at that size, averaged with
+///   equal weights: what scikit-image's `structural_similarity` gives for a multichannel
+///   picture (`channel_axis`: "the mean SSIM over channels"), given JPEG's own YCbCr planes.
+///   The weights Wang, Lu and Bovik give for colour video ("Video quality assessment based on
+///   structural distortion measurement", Signal Processing: Image Communication 19(2), 2004:
+///   0.8, 0.1, 0.1) were tried first: SSIM of a chroma plane stays near 0.95 until its AC
+///   arrives, so at a tenth of the weight chroma hardly counted, and the choice sent it after
+///   all of luma, which NVIDIA's FLIP, a colour-aware perceptual metric, scores as the worst
+///   order (docs/SCAN_SCRIPTS.md). A grayscale picture is measured on its one plane. The tests
+///   hold the measure to scikit-image's.
+package enum ScreenQuality {
+    /// The weights of the Y, Cb and Cr planes: equal, as scikit-image averages channels.
+    package static let planeWeights = [1.0 / 3, 1.0 / 3, 1.0 / 3]
+
+    /// The view width pictures are compared at unless `replay.displayWidth` says otherwise: a
+    /// phone held upright shows a full-width picture on about 1080 to 1290 pixels.
+    package static let defaultDisplayWidth = 1280
+
+    /// The size a picture of `size` is shown at in a view `displayWidth` wide: scaled down to
+    /// that width keeping its aspect ratio (rounded, at least 1 pixel), never up.
+    package static func displaySize(of size: PixelSize, displayWidth: Int) -> PixelSize {
+        guard size.width > displayWidth, displayWidth > 0 else { return size }
+        let height = max(1, (size.height * displayWidth * 2 + size.width) / (size.width * 2))
+        return PixelSize(width: displayWidth, height: height)
+    }
+
+    /// The planes a decoded picture is measured on: Y, Cb and Cr for a YCbCr or RGB picture
+    /// (RGB converted with JPEG's full-range BT.601 equations), the one plane of a grayscale
+    /// one, luma alone for others.
+    package static func planes(of pixels: DecodedPixels) -> [[UInt8]] {
+        switch pixels.colorModel {
+        case .grayscale:
+            return [pixels.samples]
+        case .yCbCr:
+            return deinterleaved(pixels.samples, count: pixels.width * pixels.height)
+        case .rgb:
+            return yCbCr(fromRGB: pixels.samples, count: pixels.width * pixels.height)
+        case .cmyk:
+            return [pixels.luma()]
+        }
+    }
+
+    /// `planes` of a `width` x `height` picture scaled to `size`, bilinearly, each on its own.
+    package static func scaled(_ planes: [[UInt8]], width: Int, height: Int, to size: PixelSize) -> [[UInt8]] {
+        planes.map { BilinearScaling.scaled($0, width: width, height: height, to: size) }
+    }
+
+    /// A decoded picture as shown at `size`: its planes, scaled.
+    package static func shown(_ pixels: DecodedPixels, at size: PixelSize) -> [[UInt8]] {
+        scaled(planes(of: pixels), width: pixels.width, height: pixels.height, to: size)
+    }
+
+    /// The measure of each picture against `reference`, all planes of `width` x `height`: the
+    /// mean SSIM of the planes (one plane: its SSIM). Each picture's planes are measured in
+    /// one pass with the other pictures' (`ImageQuality.ssim`). A picture with fewer planes than
+    /// the reference is measured on luma alone.
+    package static func measure(
+        _ pictures: [[[UInt8]]], reference: [[UInt8]], width: Int, height: Int
+    ) -> [Double] {
+        guard !pictures.isEmpty else { return [] }
+        let colour = reference.count == 3 && pictures.allSatisfy { $0.count == 3 }
+        let weights = colour ? planeWeights : [1]
+        var totals = [Double](repeating: 0, count: pictures.count)
+        for (plane, weight) in weights.enumerated() {
+            let values = ImageQuality.ssim(
+                pictures.map { $0[plane] }, reference: reference[plane], width: width, height: height)
+            for index in totals.indices { totals[index] += weight * values[index] }
+        }
+        return totals
+    }
+
+    static func deinterleaved(_ samples: [UInt8], count: Int) -> [[UInt8]] {
+        (0..<3).map { plane in
+            [UInt8](unsafeUninitializedCapacity: count) { target, written in
+                samples.withUnsafeBufferPointer { source in
+                    for index in 0..<count { target[index] = source[index * 3 + plane] }
+                }
+                written = count
+            }
+        }
+    }
+
+    /// Full-range BT.601 (JPEG's) RGB to YCbCr, rounded, as libjpeg's color converter does.
+    static func yCbCr(fromRGB samples: [UInt8], count: Int) -> [[UInt8]] {
+        var (y, cb, cr) = (
+            [UInt8](repeating: 0, count: count), [UInt8](repeating: 0, count: count),
+            [UInt8](repeating: 0, count: count)
+        )
+        for index in 0..<count {
+            let (r, g, b) = (Int(samples[index * 3]), Int(samples[index * 3 + 1]), Int(samples[index * 3 + 2]))
+            // 16.16 fixed point, with libjpeg's constants (jccolor.c).
+            y[index] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
+            cb[index] = UInt8(clamping: (-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32767) >> 16)
+            cr[index] = UInt8(clamping: (32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32767) >> 16)
+        }
+        return [y, cb, cr]
+    }
+}
+
+/// What the screen shows while a full-size file downloads: the rung an app shows first (if
+/// any) until a picture of the file is closer to the final picture, then the closest picture
+/// of the file received so far (an app replaces the picture on screen only with a better one,
+/// as `LadderTimeline` does).
+package struct ScreenTimeline: Sendable, Equatable {
+    /// One picture of the file: the byte count after which it can show, and its `ScreenQuality`.
+    package struct Paint: Sendable, Equatable {
+        package var offset: Int
+        package var quality: Double
+
+        package init(offset: Int, quality: Double) {
+            self.offset = offset
+            self.quality = quality
+        }
+    }
+
+    /// The file's length.
+    package var bytes: Int
+    /// The pictures of the file, in order of their offsets.
+    package var paints: [Paint]
+    /// The `ScreenQuality` of the rung on screen before any picture of the file, nil when
+    /// there is none (the screen is blank, counted as 0).
+    package var firstRung: Double?
+
+    package init(bytes: Int, paints: [Paint], firstRung: Double?) {
+        self.bytes = bytes
+        self.paints = paints.sorted { $0.offset < $1.offset }
+        self.firstRung = firstRung
+    }
+
+    /// The index of the first picture of the file that shows: the first closer to the final
+    /// picture than the first rung, or the first of all when there is no first rung.
+    package var firstShownIndex: Int? {
+        paints.firstIndex { paint in firstRung.map { paint.quality > $0 } ?? true }
+    }
+
+    /// The byte count after which the file's picture replaces what is on screen.
+    package var fullShownOffset: Int? { firstShownIndex.map { paints[$0].offset } }
+
+    /// `fullShownOffset` as a share of the file.
+    package var fullShownShare: Double? {
+        fullShownOffset.map { bytes > 0 ? Double($0) / Double(bytes) : 0 }
+    }
+
+    /// The mean, over b = 1 … N bytes of the file, of the quality of what is on screen once b
+    /// bytes have arrived: the first rung's (0 without one) until a picture of the file beats
+    /// it, then the best picture of the file so far.
+    package var meanOnScreen: Double {
+        guard bytes > 0 else { return 0 }
+        var best = firstRung ?? 0
+        var total = 0.0
+        var from = 1
+        for paint in paints where paint.offset <= bytes {
+            let start = max(1, paint.offset)
+            if start > from { total += best * Double(start - from) }
+            from = max(from, start)
+            best = max(best, paint.quality)
+        }
+        total += best * Double(bytes + 1 - from)
+        return total / Double(bytes)
+    }
+}
