@@ -36,6 +36,10 @@ let package = Package(
         .systemLibrary(
             name: "CLCMS", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // libjxl: the lossless JPEG XL recompression of JPEG rungs, its decoders, and butteraugli.
+        .systemLibrary(
+            name: "CJXL", pkgConfig: "libjxl",
+            providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
         // libjpeg-turbo: exact progressive scan scripts and buffered-image replay.
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
@@ -56,7 +60,9 @@ let package = Package(
         // that imports C.
         .target(
             name: "LadderImaging",
-            dependencies: ["CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "LadderManifest"],
+            dependencies: [
+                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "LadderManifest",
+            ],
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.
         .target(name: "LadderManifest", swiftSettings: swiftSettings),

@@ -27,12 +27,15 @@ let package = Package(
         .systemLibrary(name: "CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CLCMS", pkgConfig: "lcms2"),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg"),
+        .systemLibrary(name: "CJXL", pkgConfig: "libjxl"),
         .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
         .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),
         .target(name: "LadderJPEG", dependencies: ["CLadderJPEG", "CJPEG"], swiftSettings: swiftSettings),
         .target(
             name: "LadderImaging",
-            dependencies: ["CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "LadderManifest"],
+            dependencies: [
+                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "LadderManifest",
+            ],
             swiftSettings: swiftSettings),
         .target(name: "LadderManifest", swiftSettings: swiftSettings),
         .target(name: "LadderCore", dependencies: ["LadderImaging", "LadderManifest"], swiftSettings: swiftSettings),

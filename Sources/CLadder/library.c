@@ -1,5 +1,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#ifdef __linux__
+#include <link.h>
+#endif
+#include <string.h>
 #include <libexif/exif-data.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -20,6 +24,39 @@ const char *ladder_libexif_path(void) {
 const char *ladder_libvips_path(void) {
     return library_of((void *)vips_init);
 }
+
+#ifdef __linux__
+struct library_search {
+    const char *stem;
+    const char *found;
+};
+
+static int match_library(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct library_search *search = data;
+    const char *name = info->dlpi_name;
+    if (!name || !*name) return 0;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    size_t length = strlen(search->stem);
+    if (strncmp(base, search->stem, length) == 0 && strncmp(base + length, ".so", 3) == 0) {
+        search->found = name;
+        return 1;
+    }
+    return 0;
+}
+
+const char *ladder_loaded_library(const char *stem) {
+    struct library_search search = {stem, NULL};
+    dl_iterate_phdr(match_library, &search);
+    return search.found;
+}
+#else
+const char *ladder_loaded_library(const char *stem) {
+    (void)stem;
+    return NULL;
+}
+#endif
 
 int ladder_limit_malloc_arenas(int count) {
 #ifdef __GLIBC__

@@ -1,4 +1,5 @@
 internal import CVips
+import Synchronization
 
 /// The image formats ladder decodes. The file's first bytes decide, never its name.
 package enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
@@ -109,6 +110,7 @@ extension Imaging {
     /// blocked whatever happens (Wraps vips_operation_block_set() and vips_block_untrusted_set()).
     /// Process-wide: call it before decoding, not while another thread decodes.
     package static func allowLoaders(_ formats: Set<ImageFormat>) {
+        allowedLoaders.withLock { $0 = formats }
         vips_operation_block_set("VipsForeignLoad", 1)
         for format in formats { vips_operation_block_set(format.loaderClass, 0) }
         vips_block_untrusted_set(1)

@@ -18,3 +18,21 @@ extension Imaging {
         URL(fileURLWithPath: path).lastPathComponent
     }
 }
+
+extension Imaging {
+    /// What encodes the format siblings, for the recipe fingerprints of variants that have them:
+    /// the files of the loaded libwebp, libheif and libaom (which carry their versions, as
+    /// libexif's does; libvips loads them with itself and its HEIF module), and libjxl's version.
+    package static let siblingEncoders: String = {
+        // libvips loads its modules, and with the HEIF one libheif and libaom, when it starts.
+        try? start()
+        try? loadHEIFModule()
+        let stems: [String] = ["libwebp", "libheif", "libaom"]
+        let libraries = stems.map { (stem: String) -> String in
+            ladder_loaded_library(stem).map {
+                URL(fileURLWithPath: String(cString: $0)).resolvingSymlinksInPath().lastPathComponent
+            } ?? "\(stem) unknown"
+        }
+        return (libraries + ["libjxl \(JPEGXL.version)"]).joined(separator: ", ")
+    }()
+}

@@ -46,7 +46,9 @@ extension Manifest {
         // The common case, every key and path in order, without sorting tens of thousands of keys.
         let allValid = images.allSatisfy { key, entry in
             Self.isSHA1(key)
-                && entry.variants.values.allSatisfy { $0.paths.allSatisfy { ManifestPath.problem(with: $0) == nil } }
+                && entry.variants.values.allSatisfy {
+                    $0.filePaths.allSatisfy { ManifestPath.problem(with: $0) == nil }
+                }
         }
         var problems: [ContentProblem] = []
         if let shard, !(1...max(1, shard.count)).contains(shard.index) {
@@ -120,6 +122,8 @@ extension Manifest {
 }
 
 extension Manifest.VariantEntry {
-    /// The file's path and those of its format siblings.
-    var paths: [String] { [path] + (formats ?? [:]).values.map(\.path) }
+    /// The paths of the variant's files: its JPEG rung, then its format siblings by format.
+    public var filePaths: [String] {
+        [path] + (formats ?? [:]).sorted { $0.key < $1.key }.map(\.value.path)
+    }
 }

@@ -42,6 +42,8 @@ struct VerifyKindTests {
         /// (luma coefficient 63 alone) makes libjpeg's block smoothing give up what it had
         /// guessed from the DC: the picture gets further from the final one.
         case dippingScript
+        /// The photo of `standard` alone, with AVIF and JPEG XL siblings on every variant.
+        case siblings
     }
 
     static let customScript = "0,1,2: 0-0,0,0; 0: 1-9,0,0; 2: 1-63,0,0; 1: 1-63,0,0; 0: 10-63,0,0;"
@@ -160,6 +162,28 @@ struct VerifyKindTests {
                     project.read("photo", "large_thumb"), app: 0xE1,
                     payload: Array("Exif\0\0".utf8) + [0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F]),
                 as: "large_thumb", of: "photo")
+        },
+        .unknownFormat: Tampering(template: .siblings, expected: ["unknown-format"]) { project in
+            // A WebP entry the recipe does not ask for (pointing at the AVIF file, which exists).
+            try project.edit { manifest, key in
+                let avif = manifest.images[key("photo")]?.variants["large_thumb"]?.formats?["avif"]
+                manifest.images[key("photo")]?.variants["large_thumb"]?.formats?["webp"] = avif
+            }
+        },
+        .siblingUndecodable: Tampering(template: .siblings, expected: ["sibling-undecodable"]) { project in
+            // The JPEG rung where its AVIF belongs, recorded as a build would record it.
+            try project.plantSibling(project.read("photo", "large_thumb"), as: "avif", of: "large_thumb")
+        },
+        .siblingDimensions: Tampering(template: .siblings, expected: ["sibling-dimensions"]) { project in
+            // The small thumbnail's AVIF as the large thumbnail's: a valid AVIF, inside the box.
+            let small = try #require(try project.sibling("avif", of: "small_thumb"))
+            try project.plantSibling(
+                try project.folder.read("build/variants/" + small.path), as: "avif", of: "large_thumb")
+        },
+        .jxlReconstruction: Tampering(template: .siblings, expected: ["jxl-reconstruction"]) { project in
+            // A valid JPEG XL recompression, at the rung's size, of another JPEG than the rung.
+            let other = try Project.reencoded(project.read("photo", "large_thumb"), ".jpg[Q=60]")
+            try project.plantSibling(try JPEGXL.recompressing(jpeg: other, effort: 7), as: "jxl", of: "large_thumb")
         },
         .placeholderMissing: Tampering(expected: ["placeholder-missing"]) { project in
             try project.edit { $0.images[$1("photo")]?.placeholder = nil }
@@ -327,6 +351,13 @@ final class Project: Sendable {
             try folder.write(TestImages.gradientJPEG(width: 700, height: 467, seed: 3), to: "photos/photo.jpg")
             try folder.write(TestImages.halfTransparentPNG(width: 200, height: 150), to: "photos/logo.png")
             try folder.write(#"{"sources": ["photos"]}"#, to: "pipeline.json")
+        case .siblings:
+            try folder.write(TestImages.gradientJPEG(width: 700, height: 467, seed: 3), to: "photos/photo.jpg")
+            let formats = #", "formats": ["avif", "jxl"]}"#
+            try folder.write(
+                #"{"sources": ["photos"], "variants": {"#
+                    + defaultVariants.map { String($0.dropLast()) + formats }.joined(separator: ", ") + "}}",
+                to: "pipeline.json")
         case .customScript, .dippingScript:
             let custom = template == .customScript
             let (width, height) = custom ? (1600, 1200) : (800, 600)
@@ -400,6 +431,23 @@ final class Project: Sendable {
                 variant.script = structure.isProgressive ? ScanScript(structure.scans.map(\.script)).description : nil
             }
             manifest.images[key(source)]?.variants[name] = variant
+        }
+    }
+
+    /// The manifest entry of variant `name`'s `format` sibling, of the photo.
+    func sibling(_ format: String, of name: String) throws -> Manifest.FormatEntry? {
+        try manifest().images.values.first { $0.sources.contains { $0.contains("/photo.") } }?.variants[name]?
+            .formats?[format]
+    }
+
+    /// Writes `bytes` as the photo's `format` sibling of variant `name` and records its bytes and
+    /// SHA-256 as a build would, so that only what the file itself is shows.
+    func plantSibling(_ bytes: [UInt8], as format: String, of name: String) throws {
+        let entry = try #require(try sibling(format, of: name), "the template has a \(format) \(name)")
+        try folder.write(bytes, to: "build/variants/" + entry.path)
+        try edit { manifest, key in
+            manifest.images[key("photo")]?.variants[name]?.formats?[format] = Manifest.FormatEntry(
+                path: entry.path, bytes: bytes.count, sha256: Checksum.hex(.sha256, of: bytes))
         }
     }
 

@@ -108,6 +108,49 @@ struct ConfigurationTests {
         #expect(full.progressive?.grayscale == .recommendedGrayscale)
     }
 
+    @Test("formats are read per variant, each once, and a default-named variant keeps its defaults beside them")
+    func formats() throws {
+        let configuration = try Self.parse(
+            #"{"sources": ["photos"], "variants": {"full": {"formats": ["jxl", "avif"], "avifEffort": 3}}}"#)
+        let full = try #require(configuration.variants.first { $0.name == "full" })
+        #expect(full.formats == [.avif, .jxl], "in SiblingFormat order")
+        #expect(full.avifEffort == 3 && full.quality == 85 && full.progressive != nil)
+        #expect(try Self.parse(#"{"sources": ["photos"]}"#).variants.allSatisfy { $0.formats.isEmpty })
+        Self.expectRefused(
+            #"{"sources": ["photos"], "variants": {"full": {"formats": ["webp", "heic"]}}}"#,
+            at: "$.variants.full.formats[1]", saying: "unknown format \"heic\"")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "variants": {"full": {"formats": ["jpeg"]}}}"#,
+            at: "$.variants.full.formats[0]", saying: "the JPEG is always written")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "variants": {"full": {"formats": ["avif", "avif"]}}}"#,
+            at: "$.variants.full.formats[1]", saying: "listed twice")
+        Self.expectRefused(
+            #"{"sources": ["photos"], "variants": {"full": {"avifEffort": 10}}}"#, at: "$.variants.full.avifEffort",
+            saying: "from 0 to 9")
+    }
+
+    @Test("the calibration gives each sibling format its quality for a JPEG quality, and the fingerprint covers it")
+    func siblingQualities() {
+        for format in [SiblingFormat.webp, .avif] {
+            let points = Defaults.siblingCalibration[format] ?? []
+            for point in points { #expect(Defaults.siblingQuality(format, jpegQuality: point.jpeg) == point.sibling) }
+            let qualities = (1...100).map { Defaults.siblingQuality(format, jpegQuality: $0) }
+            #expect(zip(qualities, qualities.dropFirst()).allSatisfy { $0 <= $1 }, "never lower for a better JPEG")
+            #expect(qualities.allSatisfy { (1...100).contains($0) })
+        }
+        let versions = Imaging.versions
+        let plain = VariantRecipe(name: "full", maxWidth: 100, maxHeight: 100, quality: 85)
+        var withAVIF = plain
+        withAVIF.formats = [.avif]
+        var faster = withAVIF
+        faster.avifEffort = 4
+        let prints = [plain, withAVIF, faster].map {
+            RecipeFingerprint.compute($0, background: .white, keep: [], versions: versions)
+        }
+        #expect(Set(prints).count == 3)
+    }
+
     @Test("invalid values are refused before any work, naming the JSON path and what was expected")
     func pointedErrors() {
         Self.expectRefused(#"{}"#, at: "$.sources", saying: "required")

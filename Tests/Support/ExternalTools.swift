@@ -12,6 +12,10 @@ enum ExternalTools {
     static let jpegtran: String? = find("jpegtran")
     /// libjpeg-turbo's djpeg, or nil when it is not installed.
     static let djpeg: String? = find("djpeg")
+    /// libwebp's dwebp, libavif's avifdec and libjxl's djxl: the format siblings' own decoders.
+    static let dwebp: String? = find("dwebp")
+    static let avifdec: String? = find("avifdec")
+    static let djxl: String? = find("djxl")
 
     /// True when the tests run in CI (`CI=true`, as CI services set it): a missing tool or
     /// corpus then fails the tests that need it instead of skipping them.

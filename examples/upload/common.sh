@@ -15,6 +15,12 @@ referenced_paths() {
 # objects ever deleted; anything else under the prefix is left alone.
 variant_name='^[0-9a-f]{2}/[0-9a-f]{40}-[A-Za-z0-9_.-]+-[0-9a-f]{8}\.[a-z0-9]+$'
 
+# The variant files' extensions and the Content-Type each is served with: the JPEG rungs and
+# their format siblings. Set explicitly, since the upload tools' own guesses do not all know
+# AVIF and JPEG XL (and a browser refuses an image sent as application/octet-stream in some
+# contexts).
+variant_types=("jpg image/jpeg" "webp image/webp" "avif image/avif" "jxl image/jxl")
+
 # Checks the output folder before anything is uploaded: a whole manifest (not a shard's), and
 # every variant it lists present beside it.
 check_output() {

@@ -106,6 +106,10 @@ int ladder_srgb_primaries(double xy[_Nonnull 6]);
 /// Glibc module does not define), or NULL when it cannot be found. libexif has no version call.
 const char *_Nullable ladder_libexif_path(void);
 
+/// The file of a shared library loaded in this process whose name is `stem` followed by ".so"
+/// (for example "libwebp"), as the dynamic linker opened it (dl_iterate_phdr()), or NULL.
+const char *_Nullable ladder_loaded_library(const char *stem);
+
 /// The file of the loaded libvips shared library (dladdr(), as for libexif), or NULL.
 const char *_Nullable ladder_libvips_path(void);
 

@@ -153,6 +153,22 @@ struct BuildCommand: LadderCommand {
         }
     }
 
+    /// "format siblings: 40 written (webp 20, jxl 20), 3 skipped as not smaller than their JPEG
+    /// (webp 3)", nil when the build made none.
+    static func siblingsLine(_ report: BuildReport) -> String? {
+        func counts(_ byFormat: [SiblingFormat: Int]) -> String {
+            byFormat.keys.sorted().map { "\($0.rawValue) \(byFormat[$0] ?? 0)" }.joined(separator: ", ")
+        }
+        let written = report.siblingsWritten.values.reduce(0, +)
+        let skipped = report.siblingsSkipped.values.reduce(0, +)
+        guard written + skipped > 0 else { return nil }
+        var line = "format siblings: \(written) written"
+        if written > 0 { line += " (\(counts(report.siblingsWritten)))" }
+        line += ", \(skipped) skipped as not smaller than their JPEG"
+        if skipped > 0 { line += " (\(counts(report.siblingsSkipped)))" }
+        return line
+    }
+
     private func printSummary(_ report: BuildReport, console: Console) {
         let images = report.built + report.skipped
         var line =
@@ -168,6 +184,7 @@ struct BuildCommand: LadderCommand {
         if report.filesWritten > 0 || report.filesRemoved > 0 {
             console.print("  \(report.filesWritten) variant files written, \(report.filesRemoved) stale files removed")
         }
+        if let siblings = Self.siblingsLine(report) { console.print("  " + siblings) }
         console.print("  variants: \(displayPath(report.outputDirectory))")
         console.print("  manifest: \(displayPath(report.manifestPath))\(report.manifestWritten ? "" : " (unchanged)")")
         if !report.failed.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import LadderCore
 import LadderImaging
+import LadderManifest
 
 /// `ladder check`: a preflight that says, before a build, what will not come out as expected.
 struct CheckCommand: LadderCommand {
@@ -16,7 +17,8 @@ struct CheckCommand: LadderCommand {
         upscaled) or than every variant, CMYK or wide-gamut color (converted to sRGB),
         transparency (flattened on the background color), animations (first frame only),
         identical files under several names, and extensions that name another format than the
-        content. Personal data that the original carries and the variants do not (a GPS
+        content. When the pipeline has been built, it also says what the format siblings of
+        the last build save against their JPEG rungs, per variant and in total. Personal data that the original carries and the variants do not (a GPS
         position; names of creators, copyright holders, people or places in EXIF, IPTC or XMP;
         the camera's serial number) is info: which fields, never their values. Nothing is
         written.
@@ -75,10 +77,19 @@ struct CheckCommand: LadderCommand {
             return .ioError
         }
         progress.finish()
+        // What the format siblings of the last build save, when there is one.
+        let savings = (try? Data(contentsOf: URL(fileURLWithPath: configuration.manifestPath)))
+            .flatMap { try? Manifest(jsonData: $0) }.map(FormatSavings.init)
         if json {
-            console.write(encodeJSONLine(CheckJSON(report)))
+            var object = CheckJSON(report)
+            object.formats = savings.flatMap { $0.isEmpty ? nil : CheckJSON.Formats($0) }
+            console.write(encodeJSONLine(object))
         } else {
             printFindings(report, console: console)
+            if let savings, !savings.isEmpty {
+                console.print("format siblings of the last build (\(displayPath(configuration.manifestPath))):")
+                for line in savings.lines(bytes: ReportPage.bytes) { console.print("  " + line) }
+            }
         }
         return report.errorCount == 0 ? .success : .failure
     }
@@ -135,6 +146,39 @@ struct CheckJSON: Encodable {
     /// Findings of severity "info" (personal data in the originals).
     var info: Int
     var files: [File]
+    /// What the last build's format siblings save, by variant and format, and in total.
+    var formats: Formats?
+
+    struct Formats: Encodable {
+        struct Saving: Encodable {
+            var siblings: Int
+            var rungs: Int
+            var jpegBytes: Int
+            var bytes: Int
+            var savedBytes: Int
+            var savedShare: Double
+        }
+
+        var variants: [String: [String: Saving]]
+        var total: [String: Saving]
+
+        init(_ savings: FormatSavings) {
+            func encode(_ byFormat: [SiblingFormat: FormatSavings.Saving]) -> [String: Saving] {
+                Dictionary(
+                    uniqueKeysWithValues: byFormat.map {
+                        (
+                            $0.key.rawValue,
+                            Saving(
+                                siblings: $0.value.siblings, rungs: $0.value.rungs, jpegBytes: $0.value.jpegBytes,
+                                bytes: $0.value.servedBytes, savedBytes: $0.value.savedBytes,
+                                savedShare: ($0.value.savedShare * 10_000).rounded() / 10_000)
+                        )
+                    })
+            }
+            variants = savings.byVariant.mapValues(encode)
+            total = encode(savings.total)
+        }
+    }
 
     init(_ report: PreflightReport) {
         ok = report.errorCount == 0

@@ -1,5 +1,6 @@
 import Foundation
 import LadderCore
+import LadderImaging
 
 /// The `ladder build --json` object: `{"built", "skipped", "failed", "seconds", ...}`.
 struct BuildSummaryJSON: Encodable {
@@ -21,12 +22,20 @@ struct BuildSummaryJSON: Encodable {
     var sources: Int
     var hashed: Int
     var written: Int
+    /// Format siblings written and skipped (not smaller than their JPEG), by format; absent
+    /// when the pipeline asks for none.
+    var siblings: Siblings?
     var removed: Int
     var output: String
     var manifest: String
     var manifestWritten: Bool
     var shard: ShardJSON?
     var inOtherShards: Int?
+
+    struct Siblings: Encodable {
+        var written: [String: Int]
+        var skipped: [String: Int]
+    }
 
     struct ShardJSON: Encodable {
         var index: Int
@@ -43,6 +52,11 @@ struct BuildSummaryJSON: Encodable {
         sources = report.sources
         hashed = report.hashed
         written = report.filesWritten
+        if !report.siblingsWritten.isEmpty || !report.siblingsSkipped.isEmpty {
+            siblings = Siblings(
+                written: Dictionary(uniqueKeysWithValues: report.siblingsWritten.map { ($0.key.rawValue, $0.value) }),
+                skipped: Dictionary(uniqueKeysWithValues: report.siblingsSkipped.map { ($0.key.rawValue, $0.value) }))
+        }
         removed = report.filesRemoved
         output = displayPath(report.outputDirectory)
         manifest = displayPath(report.manifestPath)

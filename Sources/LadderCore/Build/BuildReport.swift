@@ -1,3 +1,5 @@
+package import LadderImaging
+
 /// What a build did.
 package struct BuildReport: Sendable, Equatable {
     /// Source files found.
@@ -18,8 +20,12 @@ package struct BuildReport: Sendable, Equatable {
 
     /// Sources read and hashed (the others were known unchanged from the stat cache).
     package var hashed: Int
-    /// Variant files written.
+    /// Variant files written, format siblings included.
     package var filesWritten: Int
+    /// Format siblings written, by format.
+    package var siblingsWritten: [SiblingFormat: Int] = [:]
+    /// Format siblings not written because they were not smaller than their JPEG rung, by format.
+    package var siblingsSkipped: [SiblingFormat: Int] = [:]
     /// Stale variant files deleted.
     package var filesRemoved: Int
     /// True when the manifest was written (false when it was already up to date).

@@ -80,7 +80,12 @@ extension Builder {
         for sha1 in manifest.images.keys.sorted() {
             let entry = manifest.images[sha1]!
             for name in entry.variants.keys.sorted() {
-                variants.append((entry.variants[name]!.path, entry.variants[name]!.bytes))
+                let variant = entry.variants[name]!
+                variants.append((variant.path, variant.bytes))
+                // Its format siblings too: a no-op build must see one deleted by hand.
+                for format in (variant.formats ?? [:]).keys.sorted() {
+                    variants.append((variant.formats![format]!.path, variant.formats![format]!.bytes))
+                }
             }
         }
         let record = BuildRecord(

@@ -133,7 +133,9 @@ package final class Builder: Sendable {
         reportPlanned(work, files: files)
         // Files that a killed build of this scope wrote are its own; so are those about to be.
         let leftovers = store.pendingFiles()
-        let planned = RenderPhase.plannedFiles(work, fingerprints: fingerprints)
+        let planned = RenderPhase.plannedFiles(
+            work, fingerprints: fingerprints,
+            formats: Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0.formats) }))
         if !planned.isEmpty { store.savePending(leftovers.union(planned)) }
 
         // Render.
@@ -186,7 +188,8 @@ package final class Builder: Sendable {
                 BuildReport.Failure(source: $0.key, reason: $0.value)
             },
             warnings: (walk.warnings + mismatches).sorted { $0.path < $1.path }, hashed: hashes.hashed,
-            filesWritten: rendered.filesWritten, filesRemoved: removed,
+            filesWritten: rendered.filesWritten, siblingsWritten: rendered.siblingsWritten,
+            siblingsSkipped: rendered.siblingsSkipped, filesRemoved: removed,
             manifestWritten: manifestWritten, manifestPath: scope.manifestPath,
             outputDirectory: configuration.outputDirectory, seconds: Date().timeIntervalSince(started))
     }
@@ -215,9 +218,13 @@ package final class Builder: Sendable {
         }
     }
 
-    /// True when a previously written variant file is still there with its recorded size.
+    /// True when a previously written variant file is still there with its recorded size, and
+    /// so is each of its format siblings.
     static func isPresent(_ entry: Manifest.VariantEntry, prefix: String, folders: OutputFolders) -> Bool {
         isPresent(entry.path, bytes: entry.bytes, prefix: prefix, folders: folders)
+            && (entry.formats ?? [:]).values.allSatisfy {
+                isPresent($0.path, bytes: $0.bytes, prefix: prefix, folders: folders)
+            }
     }
 
     /// True when the variant file at `path` (as the manifest names it) is there with `bytes` bytes.

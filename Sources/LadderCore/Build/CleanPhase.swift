@@ -60,8 +60,8 @@ struct CleanPhase {
     static func variantFiles(of manifest: Manifest, prefix: String) -> Set<String> {
         var files: Set<String> = []
         for entry in manifest.images.values {
-            for variant in entry.variants.values {
-                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
+            for path in entry.variants.values.flatMap(\.filePaths) {
+                if let relative = prefix.isEmpty ? path : FilePath.relative(path, to: prefix) {
                     files.insert(relative)
                 }
             }

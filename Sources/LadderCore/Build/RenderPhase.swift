@@ -26,16 +26,27 @@ struct RenderPhase {
         var failureMemory = FailureMemory()
         var touchedFolders: Set<String> = []
         var filesWritten = 0
+        /// Format siblings written, and those not written because they were not smaller than
+        /// their JPEG, by format.
+        var siblingsWritten: [SiblingFormat: Int] = [:]
+        var siblingsSkipped: [SiblingFormat: Int] = [:]
         var fatal: FileSystemError?
     }
 
     /// The variant files (relative to the output folder) that rendering `work` will write.
-    static func plannedFiles(_ work: WorkList, fingerprints: [String: String]) -> Set<String> {
+    static func plannedFiles(
+        _ work: WorkList, fingerprints: [String: String], formats: [String: [SiblingFormat]]
+    ) -> Set<String> {
         var files: Set<String> = []
         for item in work.items {
             guard case .render(let plan) = item.action else { continue }
             for name in plan.render {
-                files.insert(ContentAddress.path(sha1: item.sha1, variant: name, fingerprint: fingerprints[name] ?? ""))
+                let fingerprint = fingerprints[name] ?? ""
+                files.insert(ContentAddress.path(sha1: item.sha1, variant: name, fingerprint: fingerprint))
+                for format in formats[name] ?? [] {
+                    files.insert(
+                        ContentAddress.path(sha1: item.sha1, variant: name, fingerprint: fingerprint, format: format))
+                }
             }
         }
         return files
@@ -106,18 +117,30 @@ struct RenderPhase {
             let fingerprint = fingerprints[variant.name] ?? ""
             let relative = ContentAddress.path(sha1: sha1, variant: variant.name, fingerprint: fingerprint)
             let (folderName, fileName) = ContentAddress.split(relative)!
-            try folders.folder(folderName, create: true).writeAtomically(variant.bytes, to: fileName)
+            let folder = try folders.folder(folderName, create: true)
+            try folder.writeAtomically(variant.bytes, to: fileName)
+            var siblings: [String: Manifest.FormatEntry] = [:]
+            for sibling in variant.siblings {
+                let path = ContentAddress.path(
+                    sha1: sha1, variant: variant.name, fingerprint: fingerprint, format: sibling.format)
+                try folder.writeAtomically(sibling.bytes, to: ContentAddress.split(path)!.name)
+                siblings[sibling.format.rawValue] = Manifest.FormatEntry(
+                    path: prefix.isEmpty ? path : prefix + "/" + path, bytes: sibling.bytes.count,
+                    sha256: Checksum.hex(.sha256, of: sibling.bytes))
+            }
             variants[variant.name] = Manifest.VariantEntry(
                 path: prefix.isEmpty ? relative : prefix + "/" + relative, width: variant.size.width,
                 height: variant.size.height, bytes: variant.bytes.count,
                 sha256: Checksum.hex(.sha256, of: variant.bytes),
                 progressive: variant.progressive, scans: variant.scans, recipe: fingerprint,
                 scanEnds: variant.progressive ? JPEGStructure.scanEnds(of: variant.bytes) : nil,
-                script: variant.script?.description)
+                script: variant.script?.description, formats: siblings.isEmpty ? nil : siblings)
             if let advice = variant.budgetAdvice { observer?.warning("\(file.path): \(variant.name): \(advice)") }
             state.withLock {
                 $0.touchedFolders.insert(folderName)
-                $0.filesWritten += 1
+                $0.filesWritten += 1 + variant.siblings.count
+                for sibling in variant.siblings { $0.siblingsWritten[sibling.format, default: 0] += 1 }
+                for format in variant.skippedSiblings { $0.siblingsSkipped[format, default: 0] += 1 }
             }
         }
         let facts = rendered.facts

@@ -1,4 +1,5 @@
 import Foundation
+package import LadderImaging
 
 /// Every default of ladder, defined once: what pipeline.json may leave out, the limits a source
 /// and a replayed file are held to, and what the commands' help prints. The configuration, the
@@ -41,6 +42,44 @@ package enum Defaults {
     package static let maxScans = 100
     /// Seconds one source may take to render (`limits.timeoutSeconds`).
     package static let timeoutSeconds = 30.0
+
+    // MARK: - Format siblings
+
+    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9: the default keeps
+    /// a build with every format on every variant within twice a JPEG-only build's CPU time on
+    /// the test corpus (docs/BENCHMARKS.md, "Format siblings").
+    package static let avifEffort = 0
+    /// libwebp's effort for WebP siblings, 0...6: libwebp's and sharp's default.
+    package static let webpEffort = 4
+    /// libjxl's effort for JPEG XL recompression, 1...9: libjxl's default. Effort barely
+    /// changes the cost of recompressing a JPEG (docs/BENCHMARKS.md, "Format siblings").
+    package static let jxlEffort = 7
+
+    /// The calibration of sibling qualities: for a JPEG rung of quality `jpeg`, the quality of
+    /// its WebP and AVIF siblings, between these points linearly (and beyond them as at the
+    /// nearest). Meant to be the lowest quality at which every sibling of the corpus is at least
+    /// as close to the resized picture as its JPEG, by butteraugli and by SSIM, as
+    /// `scripts/bench --formats --calibrate` finds it; these points are not that yet:
+    /// `scripts/bench --formats --only quality` finds the siblings they make less close than
+    /// their JPEGs (docs/BENCHMARKS.md, "Format siblings").
+    package static let siblingCalibration: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
+        .webp: [(50, 50), (80, 80), (85, 85), (95, 95)],
+        .avif: [(50, 30), (80, 55), (85, 60), (95, 80)],
+    ]
+
+    /// The WebP or AVIF quality that matches a JPEG of quality `jpegQuality`.
+    package static func siblingQuality(_ format: SiblingFormat, jpegQuality: Int) -> Int {
+        guard let points = siblingCalibration[format], let first = points.first, let last = points.last else {
+            return jpegQuality
+        }
+        if jpegQuality <= first.jpeg { return first.sibling }
+        if jpegQuality >= last.jpeg { return last.sibling }
+        for (low, high) in zip(points, points.dropFirst()) where jpegQuality <= high.jpeg {
+            let share = Double(jpegQuality - low.jpeg) / Double(high.jpeg - low.jpeg)
+            return min(100, Int((Double(low.sibling) + share * Double(high.sibling - low.sibling)).rounded(.up)))
+        }
+        return last.sibling
+    }
 
     /// Threads and render workers (`--jobs`): all cores.
     package static var jobs: Int { ProcessInfo.processInfo.activeProcessorCount }

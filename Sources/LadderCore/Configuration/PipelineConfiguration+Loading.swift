@@ -178,10 +178,40 @@ extension PipelineConfiguration {
                 file: reader.file, path: ConfigurationReader.child(reader.path, "progressive"), value: value)
             progressive = try readProgressive(&progressiveReader)
         }
-        try reader.finish(known: ["maxWidth", "maxHeight", "quality", "chroma", "progressive"])
+        let formats = try readFormats(&reader, default: base?.formats ?? [])
+        let avifEffort = try reader.integer("avifEffort", in: 0...9, default: base?.avifEffort ?? Defaults.avifEffort)
+        try reader.finish(known: ["maxWidth", "maxHeight", "quality", "chroma", "progressive", "formats", "avifEffort"])
         return VariantRecipe(
             name: name, maxWidth: maxWidth, maxHeight: maxHeight, quality: quality, chroma: chroma,
-            progressive: progressive)
+            progressive: progressive, formats: formats, avifEffort: avifEffort)
+    }
+
+    /// A variant's `formats`: the siblings written beside its JPEG rung, each named once.
+    private static func readFormats(
+        _ reader: inout ConfigurationReader, default fallback: [SiblingFormat]
+    ) throws(ConfigurationError) -> [SiblingFormat] {
+        guard reader.has("formats") else {
+            _ = reader.value("formats")
+            return fallback
+        }
+        let names = try reader.stringArray("formats", default: nil)
+        var formats: [SiblingFormat] = []
+        for (index, name) in names.enumerated() {
+            let location = "\(ConfigurationReader.child(reader.path, "formats"))[\(index)]"
+            guard let format = SiblingFormat(rawValue: name) else {
+                let hint =
+                    name.lowercased() == "jpeg" || name.lowercased() == "jpg" ? "; the JPEG is always written" : ""
+                throw reader.error(
+                    nil,
+                    "unknown format \"\(name)\" (ladder writes siblings in: \(SiblingFormat.allCases.map(\.rawValue).joined(separator: ", "))\(hint))"
+                ).at(location)
+            }
+            guard !formats.contains(format) else {
+                throw reader.error(nil, "\"\(name)\" is listed twice").at(location)
+            }
+            formats.append(format)
+        }
+        return formats
     }
 
     private static func readProgressive(

@@ -51,6 +51,12 @@ package enum RecipeFingerprint {
         } else {
             lines.append("baseline")
         }
+        // Format siblings: what encodes them and how. A variant without them keeps the
+        // description it had before ladder made siblings.
+        if !recipe.formats.isEmpty {
+            lines.append("siblings \(Imaging.siblingEncoders)")
+            lines += recipe.formats.map { recipe.siblingEncoding($0).fingerprintLine }
+        }
         return lines
     }
 }

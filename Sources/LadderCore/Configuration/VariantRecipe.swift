@@ -11,10 +11,14 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
     package var chroma: ChromaSubsampling
     /// The progressive scan scripts, or nil for a baseline JPEG.
     package var progressive: ProgressiveScripts?
+    /// The siblings written beside the JPEG rung, in `SiblingFormat` order, each once.
+    package var formats: [SiblingFormat]
+    /// libaom's effort for AVIF siblings, 0...9.
+    package var avifEffort: Int
 
     package init(
         name: String, maxWidth: Int, maxHeight: Int, quality: Int, chroma: ChromaSubsampling = .auto,
-        progressive: ProgressiveScripts? = nil
+        progressive: ProgressiveScripts? = nil, formats: [SiblingFormat] = [], avifEffort: Int = Defaults.avifEffort
     ) {
         self.name = name
         self.maxWidth = maxWidth
@@ -22,6 +26,14 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
         self.quality = quality
         self.chroma = chroma
         self.progressive = progressive
+        self.formats = Set(formats).sorted()
+        self.avifEffort = avifEffort
+    }
+
+    /// The settings each sibling of this variant is encoded with.
+    package func siblingEncoding(_ format: SiblingFormat) -> SiblingEncoding {
+        SiblingEncoding(
+            format: format, jpegQuality: quality, fullChroma: chroma.isFull(quality: quality), avifEffort: avifEffort)
     }
 
     /// The box the variant fits in.

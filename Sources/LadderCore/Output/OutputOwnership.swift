@@ -44,8 +44,10 @@ package enum OutputOwnership {
                 }
                 for entry in manifest.images.values {
                     for variant in entry.variants.values {
-                        if let inside = FilePath.relative(FilePath.join(folderPath, variant.path), to: output) {
-                            files.insert(inside)
+                        for path in variant.filePaths {
+                            if let inside = FilePath.relative(FilePath.join(folderPath, path), to: output) {
+                                files.insert(inside)
+                            }
                         }
                     }
                 }

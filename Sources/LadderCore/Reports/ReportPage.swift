@@ -86,6 +86,23 @@ package struct ReportPage: Sendable {
             id: "problems", title: "Problems found by ladder verify", headers: ["file", "kind", "what"],
             rows: (verification?.problems ?? []).map { [$0.path, $0.kind.rawValue, $0.message] })
 
+        let savings = FormatSavings(manifest)
+        var savingRows: [[String]] = []
+        for (name, formats) in savings.byVariant.sorted(by: { $0.key < $1.key }) + [("all variants", savings.total)] {
+            for format in formats.keys.sorted() {
+                let saving = formats[format]!
+                savingRows.append([
+                    name, format.rawValue, "\(saving.siblings) of \(saving.rungs)", Self.bytes(saving.jpegBytes),
+                    Self.bytes(saving.servedBytes), Self.bytes(saving.savedBytes),
+                    FormatSavings.percent(saving.savedShare),
+                ])
+            }
+        }
+        html += Self.table(
+            id: "formats", title: "What the format siblings save",
+            headers: ["variant", "format", "siblings", "JPEG bytes", "with siblings", "saved", "share"],
+            rows: savingRows)
+
         if !build.warnings.isEmpty {
             html += "<h2 id=\"warnings\">Warnings</h2>\n<ul>\n"
             for warning in build.warnings {
@@ -200,7 +217,7 @@ package struct ReportPage: Sendable {
         escape(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["?", "#"])) ?? path)
     }
 
-    static func bytes(_ count: Int) -> String {
+    package static func bytes(_ count: Int) -> String {
         switch count {
         case ..<1_000: return "\(count) B"
         case ..<1_000_000: return String(format: "%.1f kB", Double(count) / 1_000)

@@ -18,7 +18,8 @@ import Foundation
 ///     manifest <device> <inode> <size> <mtime> <ctime>
 ///     counts <skipped> <inOtherShards>
 ///     s <device> <inode> <size> <mtime> <ctime> <u|o|f> <path>   one per source, in walk order
-///     v <bytes> <path>                   one per variant file the manifest names, as it names it
+///     v <bytes> <path>                   one per variant file (and format sibling) the manifest
+///                                        names, as it names it
 ///     f <path> <reason>                  one per failed source
 ///     w <path> <message>                 one per warning about the manifest's entries
 ///

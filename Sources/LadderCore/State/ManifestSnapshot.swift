@@ -20,6 +20,7 @@ import LadderManifest
 ///     placeholder <placeholder> <averageColor> <hasAlpha>   (belongs to the image above)
 ///     variant <name> <path> <width> <height> <bytes> <sha256> <progressive> <scans> <recipe> <scanEnds> <script>
 ///                                      (scanEnds comma-separated; both absent in older snapshots)
+///     format <variant> <format> <path> <bytes> <sha256>   (a format sibling of that variant)
 ///     failure <source path> <reason>
 ///     failure-sha1 <source path> <sha1>  (the SHA1 of a failed source's bytes)
 ///     shard <index> <count> <sources> <sourcesSHA1>   (partial manifests only)
@@ -63,6 +64,10 @@ struct ManifestSnapshot: Equatable {
                         String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
                         variant.recipe,
                     ], optionals: [variant.scanEnds.map(ScanEnds.text), variant.script])
+                for format in (variant.formats ?? [:]).keys.sorted() {
+                    let sibling = variant.formats![format]!
+                    out.record(["format", name, format, sibling.path, String(sibling.bytes), sibling.sha256])
+                }
             }
         }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
@@ -154,6 +159,13 @@ struct ManifestSnapshot: Equatable {
                     path: path, width: width, height: height, bytes: size, sha256: sha256,
                     progressive: values[6].text == "1", scans: scans, recipe: recipe, scanEnds: ends ?? nil,
                     script: script)
+            case ("format", 5):
+                guard let name = values[0].text, current?.entry.variants[name] != nil, let format = values[1].text,
+                    let path = values[2].text, let size = values[3].integer, let sha256 = values[4].text
+                else { return nil }
+                current!.entry.variants[name]!.formats = (current!.entry.variants[name]!.formats ?? [:]).merging(
+                    [format: Manifest.FormatEntry(path: path, bytes: size, sha256: sha256)]
+                ) { $1 }
             case ("failure", 2):
                 guard let path = values[0].text, let reason = values[1].text else { return nil }
                 failures[path] = reason

@@ -81,6 +81,14 @@ struct RenderResponseHeader: Codable {
         var length: Int
         var script: ScanScript?
         var budgetAdvice: String?
+        /// The format siblings, whose bytes follow the JPEG's, in this order.
+        var siblings: [Sibling]?
+        var skippedSiblings: [SiblingFormat]?
+    }
+
+    struct Sibling: Codable {
+        var format: SiblingFormat
+        var length: Int
     }
 
     var failure: String?
@@ -109,7 +117,10 @@ struct RenderResponseHeader: Codable {
         variants = source.variants.map {
             Variant(
                 name: $0.name, width: $0.size.width, height: $0.size.height, progressive: $0.progressive,
-                scans: $0.scans, length: $0.bytes.count, script: $0.script, budgetAdvice: $0.budgetAdvice)
+                scans: $0.scans, length: $0.bytes.count, script: $0.script, budgetAdvice: $0.budgetAdvice,
+                siblings: $0.siblings.isEmpty
+                    ? nil : $0.siblings.map { Sibling(format: $0.format, length: $0.bytes.count) },
+                skippedSiblings: $0.skippedSiblings.isEmpty ? nil : $0.skippedSiblings)
         }
     }
 
@@ -121,17 +132,25 @@ struct RenderResponseHeader: Codable {
         }
         var offset = 0
         var rendered: [RenderedVariant] = []
-        for variant in variants {
-            guard variant.length >= 0, offset + variant.length <= payload.count else {
+        func take(_ length: Int) throws(RenderFailure) -> [UInt8] {
+            guard length >= 0, offset + length <= payload.count else {
                 throw RenderFailure("the render worker sent fewer bytes than it announced")
+            }
+            defer { offset += length }
+            return Array(payload[offset..<(offset + length)])
+        }
+        for variant in variants {
+            let bytes = try take(variant.length)
+            var siblings: [RenderedSibling] = []
+            for sibling in variant.siblings ?? [] {
+                siblings.append(RenderedSibling(format: sibling.format, bytes: try take(sibling.length)))
             }
             rendered.append(
                 RenderedVariant(
                     name: variant.name, size: PixelSize(width: variant.width, height: variant.height),
-                    progressive: variant.progressive, scans: variant.scans,
-                    bytes: Array(payload[offset..<(offset + variant.length)]), script: variant.script,
-                    budgetAdvice: variant.budgetAdvice))
-            offset += variant.length
+                    progressive: variant.progressive, scans: variant.scans, bytes: bytes, script: variant.script,
+                    budgetAdvice: variant.budgetAdvice, siblings: siblings,
+                    skippedSiblings: variant.skippedSiblings ?? []))
         }
         return RenderedSource(facts: facts, variants: rendered)
     }

@@ -115,6 +115,10 @@ package struct RenderedVariant: Sendable {
     package var script: ScanScript? = nil
     /// What it would take to meet the first-picture budget, when the chosen script does not.
     package var budgetAdvice: String? = nil
+    /// The format siblings made, in `SiblingFormat` order.
+    package var siblings: [RenderedSibling] = []
+    /// The formats the recipe asks for whose sibling was not smaller than the JPEG, so not kept.
+    package var skippedSiblings: [SiblingFormat] = []
 }
 
 /// Why a source could not be rendered, in one line.

@@ -71,7 +71,7 @@ package struct VariantRenderer: SourceRendering {
             // Every picture is made and encoded as far as it needs pixels, and released, before
             // any script is chosen: the choice works on coefficients alone, so a worker never
             // holds the decoded picture and the coefficients at once.
-            var pending: [(VariantRecipe, PixelSize, bands: Int, PartlyEncodedVariant)] = []
+            var pending: [(VariantRecipe, PixelSize, bands: Int, PartlyEncodedVariant, [RenderedSibling])] = []
             let isTransparent: Bool
             do {
                 // Exactly the planned size, each side scaled by its own factor (as the reference
@@ -86,21 +86,26 @@ package struct VariantRenderer: SourceRendering {
                     if picture.size != size {
                         image = try picture.resized(to: size, with: resampling).inMemory()
                     }
-                    pending.append((recipe, size, image.bands, try recipe.startEncoding(image, exif: exif)))
+                    let partial = try recipe.startEncoding(image, exif: exif)
+                    // WebP and AVIF from the same picture as the JPEG, while it is in memory.
+                    let siblings = try SiblingEncoder(recipe: recipe).encodePictureSiblings(image)
+                    pending.append((recipe, size, image.bands, partial, siblings))
                 }
             }
             var rendered: [RenderedVariant] = []
-            for (recipe, size, bands, partial) in pending {
+            for (recipe, size, bands, partial, pictureSiblings) in pending {
                 // A script chosen for what the screen shows needs the rung shown before it.
                 let firstRung = partial.firstRung.flatMap { name in
                     pending.first { $0.0.name == name }?.3.done?.bytes
                 }
                 let encoded = try partial.finished(firstRung: firstRung)
+                let siblings = try SiblingEncoder(recipe: recipe).finish(pictureSiblings, jpeg: encoded.bytes)
                 rendered.append(
                     RenderedVariant(
                         name: recipe.name, size: size, progressive: recipe.progressive != nil,
                         scans: recipe.scanCount(components: bands), bytes: encoded.bytes,
-                        script: encoded.script, budgetAdvice: encoded.budgetAdvice))
+                        script: encoded.script, budgetAdvice: encoded.budgetAdvice, siblings: siblings.kept,
+                        skippedSiblings: siblings.skipped))
             }
             var facts = SourceFacts(header, isTransparent: isTransparent, keeping: settings.keep)
             let smallest = PlaceholderInput.source(

@@ -4,13 +4,9 @@ import LadderManifest
 
 /// The image phase of `ladder verify`, one image at a time: every variant file is read once and
 /// held to its manifest entry and its recipe (`VariantCheck`: integrity, shape, scans, metadata;
-/// `ScanEndsCheck`; `RecipeCheck`), then the placeholder to the variant it is made of
+/// `ScanEndsCheck`; `RecipeCheck`) and its format siblings (`SiblingCheck`), then the placeholder to the variant it is made of
 /// (`PlaceholderCheck`). The files read go on to the replay phase, their sizes to the source
 /// facts check.
-///
-/// A check of other files of a variant (the format siblings a recipe's `formats` asks for) slots
-/// into `checkVariant`, beside `VariantCheck`: it reads each file with `read(_:label:recorded:)`,
-/// which reports a file that is missing, unreadable or over the limits the same way.
 struct ImagePhase: Sendable {
     let configuration: PipelineConfiguration
     let outputLabel: String
@@ -123,6 +119,7 @@ struct ImagePhase: Sendable {
             result.facts.labels[name] = label
         }
         result.rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
+        result.problems += SiblingCheck(recipe: recipe, rung: variant, image: key, phase: self).problems()
     }
 
     /// Reads the file at `relative` (inside the output folder), never more than the build would

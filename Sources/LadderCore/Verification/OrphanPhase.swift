@@ -1,7 +1,7 @@
 import LadderManifest
 
 /// The orphan phase of `ladder verify`: every file in the output folder must be known, to this
-/// manifest (its variants, itself and its index files), to another pipeline's manifest in the
+/// manifest (its variants and their format siblings, itself and its index files), to another pipeline's manifest in the
 /// folder, or be the folder's lock.
 struct OrphanPhase {
     let configuration: PipelineConfiguration
@@ -11,8 +11,8 @@ struct OrphanPhase {
         let prefix = configuration.outputPrefixInManifest
         var known: Set<String> = []
         for entry in manifest.images.values {
-            for variant in entry.variants.values {
-                if let relative = prefix.isEmpty ? variant.path : FilePath.relative(variant.path, to: prefix) {
+            for path in entry.variants.values.flatMap(\.filePaths) {
+                if let relative = prefix.isEmpty ? path : FilePath.relative(path, to: prefix) {
                     known.insert(relative)
                 }
             }

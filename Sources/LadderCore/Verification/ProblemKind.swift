@@ -33,6 +33,18 @@ package enum ProblemKind: String, Sendable, CaseIterable, Codable, Comparable, C
     case orientation
     case metadata
 
+    // The image phase: each variant's format siblings (a sibling file that is missing, unreadable,
+    // over the limits or its box, or differs from its recorded bytes and SHA-256 is reported with
+    // the kinds above, as any file).
+    /// A sibling in a format the variant's recipe does not ask for.
+    case unknownFormat = "unknown-format"
+    /// A sibling that is not the format it claims, or that its decoder refuses.
+    case siblingUndecodable = "sibling-undecodable"
+    /// A sibling whose picture is not its JPEG rung's size.
+    case siblingDimensions = "sibling-dimensions"
+    /// A JPEG XL sibling that does not rebuild its JPEG rung byte for byte.
+    case jxlReconstruction = "jxl-reconstruction"
+
     // The image phase: the placeholder, its colour and transparency.
     case placeholderMissing = "placeholder-missing"
     case placeholderInvalid = "placeholder-invalid"

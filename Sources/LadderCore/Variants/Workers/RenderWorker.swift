@@ -60,8 +60,12 @@ package enum RenderWorker {
                 response = RenderResponseHeader(rendered, sourceBytes: sourceBytes)
                 response.imagingPeakBytes = Imaging.peakTrackedBytes
                 response.mallocBytes = Allocator.footprintBytes
-                answer.reserveCapacity(rendered.variants.reduce(0) { $0 + $1.bytes.count })
-                for variant in rendered.variants { answer += variant.bytes }
+                answer.reserveCapacity(
+                    rendered.variants.reduce(0) { $0 + $1.bytes.count + $1.siblings.reduce(0) { $0 + $1.bytes.count } })
+                for variant in rendered.variants {
+                    answer += variant.bytes
+                    for sibling in variant.siblings { answer += sibling.bytes }
+                }
             } catch {
                 response = RenderResponseHeader(failure: error)
             }

@@ -1,0 +1,41 @@
+package import LadderImaging
+
+/// How one format sibling of a variant is encoded. WebP and AVIF get a quality of their own,
+/// chosen from the JPEG rung's quality by a calibration (`Defaults.siblingQuality`) that
+/// scripts/bench holds to: on the test corpus, every sibling at least as close to the resized
+/// picture as its JPEG rung, by butteraugli and by SSIM (docs/PIPELINE.md, "Format siblings").
+/// JPEG XL recompresses the JPEG rung losslessly, so it has an effort and no quality.
+package struct SiblingEncoding: Sendable, Hashable, Codable {
+    package var format: SiblingFormat
+    /// WebP's or AVIF's quality, 1...100; 0 for JPEG XL, which keeps the JPEG's.
+    package var quality: Int
+    /// The encoder's effort: libwebp 0...6, libaom 0...9, libjxl 1...9.
+    package var effort: Int
+    /// AVIF only: 4:4:4 chroma when the JPEG rung has it, else 4:2:0 (WebP is always 4:2:0).
+    package var fullChroma: Bool
+
+    package init(format: SiblingFormat, jpegQuality: Int, fullChroma: Bool, avifEffort: Int = Defaults.avifEffort) {
+        self.format = format
+        self.fullChroma = format == .avif && fullChroma
+        switch format {
+        case .webp:
+            quality = Defaults.siblingQuality(.webp, jpegQuality: jpegQuality)
+            effort = Defaults.webpEffort
+        case .avif:
+            quality = Defaults.siblingQuality(.avif, jpegQuality: jpegQuality)
+            effort = avifEffort
+        case .jxl:
+            quality = 0
+            effort = Defaults.jxlEffort
+        }
+    }
+
+    /// What the recipe fingerprint records of it.
+    package var fingerprintLine: String {
+        switch format {
+        case .webp: "webp q\(quality) effort \(effort)"
+        case .avif: "avif aom q\(quality) effort \(effort) \(fullChroma ? "4:4:4" : "4:2:0") 8-bit"
+        case .jxl: "jxl lossless JPEG recompression effort \(effort)"
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Reference butteraugli distances for Tests/LadderImagingTests/ButteraugliTests.swift, from
+libjxl's own butteraugli (JxlButteraugliCompute, libjxl 0.7, its defaults), called here through
+ctypes on pixels made with numpy: a caller independent of ladder's Swift wrapper, which the test
+holds to these values (pixel layout, channel count, which norm).
+
+The pictures are generated here exactly as the Swift test generates them (integer arithmetic and
+a xorshift32 noise source):
+
+    python3 -m pip install numpy
+    python3 scripts/reference/butteraugli_reference.py
+
+prints the Swift table that the test holds. Run once; the tests do not need Python.
+"""
+import ctypes
+
+import numpy as np
+
+W, H = 64, 48
+
+
+class PixelFormat(ctypes.Structure):
+    _fields_ = [("num_channels", ctypes.c_uint32), ("data_type", ctypes.c_int), ("endianness", ctypes.c_int),
+                ("align", ctypes.c_size_t)]
+
+
+def xorshift(count, seed=2463534242):
+    state, out = seed, []
+    for _ in range(count):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        out.append(state)
+    return np.array(out, dtype=np.int64)
+
+
+def reference():
+    y, x = np.mgrid[0:H, 0:W].astype(np.int64)
+    return np.stack([x * 255 // (W - 1), y * 255 // (H - 1), (x * y * 7) % 256], axis=-1)
+
+
+def noisy(picture):
+    noise = (xorshift(picture.size) % 17 - 8).reshape(picture.shape)
+    return np.clip(picture + noise, 0, 255)
+
+
+def posterized(picture):
+    return picture // 32 * 32 + 16
+
+
+def distance(a, b):
+    jxl = ctypes.CDLL("libjxl.so.0.7")
+    jxl.JxlButteraugliApiCreate.restype = ctypes.c_void_p
+    jxl.JxlButteraugliCompute.restype = ctypes.c_void_p
+    jxl.JxlButteraugliCompute.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
+                                          ctypes.POINTER(PixelFormat), ctypes.c_char_p, ctypes.c_size_t,
+                                          ctypes.POINTER(PixelFormat), ctypes.c_char_p, ctypes.c_size_t]
+    jxl.JxlButteraugliResultGetDistance.restype = ctypes.c_float
+    jxl.JxlButteraugliResultGetDistance.argtypes = [ctypes.c_void_p, ctypes.c_float]
+    jxl.JxlButteraugliResultGetMaxDistance.restype = ctypes.c_float
+    jxl.JxlButteraugliResultGetMaxDistance.argtypes = [ctypes.c_void_p]
+    fmt = PixelFormat(3, 2, 0, 0)
+    first, second = a.astype(np.uint8).tobytes(), b.astype(np.uint8).tobytes()
+    api = jxl.JxlButteraugliApiCreate(None)
+    result = jxl.JxlButteraugliCompute(api, W, H, ctypes.byref(fmt), first, len(first), ctypes.byref(fmt), second,
+                                       len(second))
+    return jxl.JxlButteraugliResultGetDistance(result, 3.0), jxl.JxlButteraugliResultGetMaxDistance(result)
+
+
+if __name__ == "__main__":
+    original = reference()
+    print("    // scripts/reference/butteraugli_reference.py (libjxl 0.7): (3-norm, max)")
+    for name, picture in (("identical", original), ("noisy", noisy(original)), ("posterized", posterized(original))):
+        norm3, worst = distance(original, picture)
+        print(f'    ("{name}", {norm3:.6f}, {worst:.6f}),')
