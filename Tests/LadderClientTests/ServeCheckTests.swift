@@ -6,18 +6,8 @@ import Testing
 /// `ladder-serve-check`, run as a user runs it against a served ladder.
 @Suite("ladder-serve-check", .serialized)
 struct ServeCheckTests {
-    /// The built executable, next to the test binary (`swift test` builds it), or nil.
-    static let executable: String? = {
-        let testBinary =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("ladder-serve-check").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
-    }()
+    /// The built executable, next to the test binary (`swift build` builds it), or nil.
+    static let executable = BuiltExecutable.path(named: "ladder-serve-check")
 
     static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 

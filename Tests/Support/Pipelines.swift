@@ -52,15 +52,15 @@ enum Pipelines {
 
 }
 
-/// The built `ladder` executable, for tests that run it as a separate process (killing it,
-/// render workers), or nil when it has not been built next to the tests.
-enum LadderExecutable {
-    static let path: String? = {
+/// An executable of the package built next to the tests (`swift build` puts products beside
+/// the test bundle, a few folders up from its binary), or nil when it has not been built.
+enum BuiltExecutable {
+    static func path(named name: String) -> String? {
         let testBinary =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("ladder").path
+            let candidate = folder.appendingPathComponent(name).path
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
                 FileManager.default.isExecutableFile(atPath: candidate)
@@ -70,7 +70,13 @@ enum LadderExecutable {
             folder = folder.deletingLastPathComponent()
         }
         return nil
-    }()
+    }
+}
+
+/// The built `ladder` executable, for tests that run it as a separate process (killing it,
+/// render workers), or nil when it has not been built next to the tests.
+enum LadderExecutable {
+    static let path = BuiltExecutable.path(named: "ladder")
 
     static let absenceNote = "the ladder executable is not built next to the tests; process tests are skipped"
 
