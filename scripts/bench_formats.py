@@ -26,7 +26,6 @@ FOLDER defaults to ../shared/corpus/photos. Four parts:
    the largest over the images is what Defaults.siblingCalibration should hold.
 """
 import argparse
-import ctypes
 import json
 import os
 import shutil
@@ -39,6 +38,7 @@ import time
 os.environ.setdefault("VIPS_CONCURRENCY", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (upright_srgb, luma, ssim)
+import butteraugli as libjxl_butteraugli  # noqa: E402
 
 VARIANTS = [("small_thumb", 160, 80), ("large_thumb", 640, 82), ("full", 2560, 85)]
 FORMATS = ["webp", "avif", "jxl"]
@@ -46,39 +46,10 @@ FORMATS = ["webp", "avif", "jxl"]
 
 # MARK: - Butteraugli, libjxl's, through its C API
 
-class PixelFormat(ctypes.Structure):
-    _fields_ = [("num_channels", ctypes.c_uint32), ("data_type", ctypes.c_int), ("endianness", ctypes.c_int),
-                ("align", ctypes.c_size_t)]
-
-
-_jxl = None
-
-
 def butteraugli(reference, picture):
     """(3-norm, max) between two 8-bit sRGB pyvips images of one size."""
-    global _jxl
-    if _jxl is None:
-        _jxl = ctypes.CDLL("libjxl.so.0.7")
-        _jxl.JxlButteraugliApiCreate.restype = ctypes.c_void_p
-        _jxl.JxlButteraugliCompute.restype = ctypes.c_void_p
-        _jxl.JxlButteraugliCompute.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
-                                               ctypes.POINTER(PixelFormat), ctypes.c_char_p, ctypes.c_size_t,
-                                               ctypes.POINTER(PixelFormat), ctypes.c_char_p, ctypes.c_size_t]
-        _jxl.JxlButteraugliResultGetDistance.restype = ctypes.c_float
-        _jxl.JxlButteraugliResultGetDistance.argtypes = [ctypes.c_void_p, ctypes.c_float]
-        _jxl.JxlButteraugliResultGetMaxDistance.restype = ctypes.c_float
-        _jxl.JxlButteraugliResultGetMaxDistance.argtypes = [ctypes.c_void_p]
-        _jxl.JxlButteraugliResultDestroy.argtypes = [ctypes.c_void_p]
-        _jxl.JxlButteraugliApiDestroy.argtypes = [ctypes.c_void_p]
     a, b = bytes(rgb(reference).write_to_memory()), bytes(rgb(picture).write_to_memory())
-    fmt = PixelFormat(3, 2, 0, 0)  # 3 channels, JXL_TYPE_UINT8, native endianness
-    api = _jxl.JxlButteraugliApiCreate(None)
-    result = _jxl.JxlButteraugliCompute(api, reference.width, reference.height, ctypes.byref(fmt), a, len(a),
-                                        ctypes.byref(fmt), b, len(b))
-    distance = (_jxl.JxlButteraugliResultGetDistance(result, 3.0), _jxl.JxlButteraugliResultGetMaxDistance(result))
-    _jxl.JxlButteraugliResultDestroy(result)
-    _jxl.JxlButteraugliApiDestroy(api)
-    return distance
+    return libjxl_butteraugli.distance(reference.width, reference.height, a, b)
 
 
 def rgb(image):

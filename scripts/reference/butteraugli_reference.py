@@ -12,16 +12,15 @@ a xorshift32 noise source):
 
 prints the Swift table that the test holds. Run once; the tests do not need Python.
 """
-import ctypes
+import os
+import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import butteraugli as libjxl_butteraugli  # noqa: E402  (scripts/butteraugli.py)
+
 W, H = 64, 48
-
-
-class PixelFormat(ctypes.Structure):
-    _fields_ = [("num_channels", ctypes.c_uint32), ("data_type", ctypes.c_int), ("endianness", ctypes.c_int),
-                ("align", ctypes.c_size_t)]
 
 
 def xorshift(count, seed=2463534242):
@@ -49,22 +48,7 @@ def posterized(picture):
 
 
 def distance(a, b):
-    jxl = ctypes.CDLL("libjxl.so.0.7")
-    jxl.JxlButteraugliApiCreate.restype = ctypes.c_void_p
-    jxl.JxlButteraugliCompute.restype = ctypes.c_void_p
-    jxl.JxlButteraugliCompute.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
-                                          ctypes.POINTER(PixelFormat), ctypes.c_char_p, ctypes.c_size_t,
-                                          ctypes.POINTER(PixelFormat), ctypes.c_char_p, ctypes.c_size_t]
-    jxl.JxlButteraugliResultGetDistance.restype = ctypes.c_float
-    jxl.JxlButteraugliResultGetDistance.argtypes = [ctypes.c_void_p, ctypes.c_float]
-    jxl.JxlButteraugliResultGetMaxDistance.restype = ctypes.c_float
-    jxl.JxlButteraugliResultGetMaxDistance.argtypes = [ctypes.c_void_p]
-    fmt = PixelFormat(3, 2, 0, 0)
-    first, second = a.astype(np.uint8).tobytes(), b.astype(np.uint8).tobytes()
-    api = jxl.JxlButteraugliApiCreate(None)
-    result = jxl.JxlButteraugliCompute(api, W, H, ctypes.byref(fmt), first, len(first), ctypes.byref(fmt), second,
-                                       len(second))
-    return jxl.JxlButteraugliResultGetDistance(result, 3.0), jxl.JxlButteraugliResultGetMaxDistance(result)
+    return libjxl_butteraugli.distance(W, H, a.astype(np.uint8).tobytes(), b.astype(np.uint8).tobytes())
 
 
 if __name__ == "__main__":
