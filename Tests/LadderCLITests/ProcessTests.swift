@@ -122,6 +122,42 @@ struct ProcessTests {
         }
     }
 
+    @Test(
+        "verify reads a manifest of 4,800 images and 120 MB in less memory than the manifest's size",
+        .enabled(if: ExternalTools.runs(with: ProcessTests.gnuTime), ExternalTools.absence("GNU time (/usr/bin/time)")))
+    func verifyStreamsTheManifest() throws {
+        _ = try ExternalTools.require(Self.gnuTime, "GNU time (/usr/bin/time)")
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 1, size: 300)
+        #expect(try LadderExecutable.run(["build"], in: folder.path).status == 0)
+        let built = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+        let (key, entry) = try #require(built.images.first)
+        // Each image is the built one under another SHA1, padded with 25 kB of a key readers
+        // ignore, so that the manifest is large while its images' files are few.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = String(decoding: try encoder.encode(entry), as: UTF8.self).dropFirst()
+        let padded = "{\"notes\":\"" + String(repeating: "x", count: 25_000) + "\"," + body
+        let count = 4_800
+        var images = (0..<count - 1).map { "\"" + String(format: "%040x", $0) + "\":" + padded }
+        images.append("\"" + key + "\":" + padded)
+        var top = built
+        top.images = [:]
+        let text = String(decoding: try encoder.encode(top), as: UTF8.self)
+            .replacingOccurrences(of: "\"images\":{}", with: "\"images\":{" + images.joined(separator: ",") + "}")
+        try folder.write(text, to: "build/variants/manifest.json")
+
+        let run = try Self.measured(["verify", "--json"], in: folder)
+        #expect(run.output.contains("\"images\":\(count)"), "\(run.output.prefix(300))")
+        // The built image's files are all there and intact: every image that names them passes.
+        #expect(!run.output.contains("\"kind\":\"missing\""))
+        #expect(!run.output.contains("\"kind\":\"checksum\""))
+        #expect(run.output.contains("\"kind\":\"index\""), "the index is the one image's")
+        #expect(
+            run.peakKilobytes < text.utf8.count / 1024,
+            "peak RSS \(run.peakKilobytes) kB for a manifest of \(text.utf8.count / 1024) kB")
+    }
+
     @Test("verify exits 74 when a file it must check exists but cannot be read")
     func unreadableVariant() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))

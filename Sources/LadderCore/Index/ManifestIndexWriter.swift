@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 package import LadderManifest
 
 /// Writes the index files (`index/layout.json` and `index/00.json` ... `index/ff.json` for
@@ -82,30 +82,37 @@ package struct ManifestIndexWriter: Sendable {
     /// What is wrong with the index beside the manifest: every file must hold exactly what the
     /// manifest says, as `ladder verify` checks. Each problem is a file path (relative to the manifest's folder) and a message.
     package func problems(for manifest: Manifest) -> [(path: String, message: String)] {
-        guard let folder = try? manifestFolder.subdirectory(folderName, create: false) else {
-            return [(folderName, "no index folder beside the manifest; run ladder build")]
-        }
-        var problems: [(path: String, message: String)] = []
+        guard let folder = indexFolder else { return [missingFolder] }
         let files = ManifestIndex.files(for: manifest, manifestName: manifestName)
-        for (path, data) in files.sorted(by: { $0.key < $1.key }) {
-            guard let bytes = try? folder.readFile(FilePath.name(path)) else {
-                problems.append((path, "the index file is missing; run ladder build"))
-                continue
-            }
-            if bytes != [UInt8](data) {
-                problems.append((path, "the index file does not match the manifest; run ladder build"))
-            }
-        }
         // A prefix file of another length is not exempt from verify's orphan check, which
         // reports it.
-        return problems
+        return files.sorted(by: { $0.key < $1.key }).compactMap {
+            problem(path: $0.key, expected: $0.value, in: folder)
+        }
+    }
+
+    /// The index folder beside the manifest; nil when there is none (`missingFolder`).
+    package var indexFolder: Directory? { try? manifestFolder.subdirectory(folderName, create: false) }
+
+    /// The problem of an index without its folder.
+    package var missingFolder: (path: String, message: String) {
+        (folderName, "no index folder beside the manifest; run ladder build")
+    }
+
+    /// The problem of the index file at `path` (relative to the manifest's folder) in `folder`,
+    /// when it does not hold `expected`.
+    package func problem(path: String, expected: Data, in folder: Directory) -> (path: String, message: String)? {
+        guard let bytes = try? folder.readFile(FilePath.name(path)) else {
+            return (path, "the index file is missing; run ladder build")
+        }
+        return bytes == [UInt8](expected) ? nil : (path, "the index file does not match the manifest; run ladder build")
     }
 
     /// The index files' paths relative to the manifest's folder, for `manifest`, so that
     /// `ladder verify` does not count them as orphans.
-    package static func paths(for manifest: Manifest, manifestName: String) -> [String] {
+    package static func paths(forImageCount imageCount: Int, manifestName: String) -> [String] {
         let folder = ManifestIndex.folder(forManifestNamed: manifestName)
-        let length = ManifestIndex.prefixLength(forImageCount: manifest.images.count)
+        let length = ManifestIndex.prefixLength(forImageCount: imageCount)
         return [ManifestIndex.layoutPath(manifestName: manifestName)]
             + ManifestIndex.prefixes(length: length).map { folder + "/" + $0 + ".json" }
     }
@@ -122,9 +129,9 @@ package struct ManifestIndexWriter: Sendable {
 extension ManifestIndexWriter {
     /// The index files of `manifest` by their paths relative to the output folder, given the
     /// manifest's.
-    static func pathsInOutput(_ manifestInOutput: String, manifest: Manifest) -> [String] {
+    static func pathsInOutput(_ manifestInOutput: String, imageCount: Int) -> [String] {
         let base = FilePath.parent(manifestInOutput)
-        return ManifestIndexWriter.paths(for: manifest, manifestName: FilePath.name(manifestInOutput)).map {
+        return ManifestIndexWriter.paths(forImageCount: imageCount, manifestName: FilePath.name(manifestInOutput)).map {
             base.isEmpty || base == "." ? $0 : base + "/" + $0
         }
     }

@@ -164,9 +164,8 @@ package final class Directory: @unchecked Sendable {
         }
     }
 
-    /// Reads an open file whole after checking it is a regular file within `limit` bytes.
-
-    static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+    /// The size of an open file, checked to be a regular file within `limit` bytes.
+    static func regularFileSize(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> Int {
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -174,6 +173,27 @@ package final class Directory: @unchecked Sendable {
         }
         let size = Int(info.st_size)
         try checkSize(size, limit: limit, path: path)
+        return size
+    }
+
+    /// Opens the regular file at `path` to be read piece by piece, with the checks of `readFile`
+    /// (no symbolic link, no special file, at most `limit` bytes); the caller closes it.
+    package static func openToRead(atPath path: String, limit: Int = Int.max) throws(FileSystemError) -> Int32 {
+        let folder = try Self.open(FilePath.parent(path))
+        let file = try folder.openForReading(FilePath.name(path))
+        do {
+            _ = try regularFileSize(file, path: FilePath.join(folder.path, FilePath.name(path)), limit: limit)
+        } catch {
+            close(file)
+            throw error
+        }
+        return file
+    }
+
+    /// Reads an open file whole after checking it is a regular file within `limit` bytes.
+
+    static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+        let size = try regularFileSize(file, path: path, limit: limit)
         // Read straight into the array's storage: no zero-filling of what is about to be read.
         var failure: FileSystemError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
