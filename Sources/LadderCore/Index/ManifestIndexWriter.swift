@@ -28,14 +28,18 @@ package struct ManifestIndexWriter: Sendable {
     package var folderName: String { ManifestIndex.folder(forManifestNamed: manifestName) }
 
     /// Writes the index of `manifest`; returns how many files changed (removed ones included).
+    /// With `previous`, the manifest the index on disk was written for, only the prefix files
+    /// of the images that differ between the two are made again (when both have the same prefix
+    /// length and every file is there): a build that changed one image encodes one prefix file.
     @discardableResult
-    package func write(_ manifest: Manifest) throws(FileSystemError) -> Int {
+    package func write(_ manifest: Manifest, previous: Manifest? = nil) throws(FileSystemError) -> Int {
+        let only = previous.flatMap { changedPrefixes(from: $0, to: manifest) }
         let folder = try manifestFolder.subdirectory(folderName, create: true)
         // What a killed run left behind.
         for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
             try folder.removeFile(name)
         }
-        let files = ManifestIndex.files(for: manifest, manifestName: manifestName)
+        let files = ManifestIndex.files(for: manifest, manifestName: manifestName, only: only)
         let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
         // The layout last: until it is replaced, it names prefix files that are all there.
         let ordered = files.keys.filter { $0 != layoutPath }.sorted() + [layoutPath]
@@ -54,7 +58,7 @@ package struct ManifestIndexWriter: Sendable {
             try folder.synchronize()
         }
         // Prefix files of another length, which the layout no longer names.
-        let names = Set(files.keys.map(FilePath.name))
+        let names = Set(Self.paths(forImageCount: manifest.images.count, manifestName: manifestName).map(FilePath.name))
         for name in try folder.entries(sorted: true) where !names.contains(name) && Self.isPrefixFileName(name) {
             try folder.removeFile(name)
             changed += 1
@@ -64,6 +68,21 @@ package struct ManifestIndexWriter: Sendable {
             try manifestFolder.synchronize()
         }
         return changed
+    }
+
+    /// The prefixes of the images added, removed or changed from `previous` to `manifest`; nil
+    /// when the prefix length differs or some index file is missing (every file is made then).
+    private func changedPrefixes(from previous: Manifest, to manifest: Manifest) -> Set<String>? {
+        let length = ManifestIndex.prefixLength(forImageCount: manifest.images.count)
+        guard ManifestIndex.prefixLength(forImageCount: previous.images.count) == length, isComplete else { return nil }
+        var prefixes: Set<String> = []
+        for (sha1, entry) in manifest.images where previous.images[sha1] != entry {
+            prefixes.insert(String(sha1.prefix(length)))
+        }
+        for sha1 in previous.images.keys where manifest.images[sha1] == nil {
+            prefixes.insert(String(sha1.prefix(length)))
+        }
+        return prefixes
     }
 
     /// Whether every index file the layout names exists beside the manifest (the layout and one
