@@ -1,9 +1,10 @@
 import Foundation
 import LadderManifest
 
-/// The manifest phase of `ladder verify`: the manifest is read and decoded (a problem that stops
-/// verify when it is missing or not a manifest), its paths are checked (an unsafe one is never
-/// opened), and its index files are held to it.
+/// The manifest phase of `ladder verify`: the manifest is opened as a stream, its top level read
+/// (a problem that stops verify when it is missing or not a manifest), and its paths are checked,
+/// an image at a time as they stream past (an unsafe one is never opened). Its index files are
+/// held to its images as they pass (`ManifestIndexCheck`).
 struct ManifestPhase {
     let configuration: PipelineConfiguration
     let manifestLabel: String

@@ -8,12 +8,14 @@ import Synchronization
 /// the metadata the policy removes; every source built; nothing unknown in the output folder.
 /// Every problem is reported, not just the first.
 ///
-/// It runs in phases, like the build (docs/VERIFY.md): the manifest is read while the sources
-/// are walked and hashed (`ManifestPhase`, `SourcePhase`); then each image's files are checked
-/// (`ImagePhase`), its full-size variant replayed (`ReplayPhase`) and its ladder held to the
-/// budgets (`BudgetPhase`), while the index, the output folder's orphans (`OrphanPhase`) and the
-/// sources left to hash share the threads; last, the sources are held to the manifest and each
-/// image's recorded facts to its source (`SourceFactsCheck`).
+/// It runs in phases, like the build (docs/VERIFY.md): the manifest's top level is read while
+/// the sources are walked and hashed (`ManifestPhase`, `SourcePhase`); then the manifest's images
+/// stream past a batch at a time (`ManifestStream`), and each image's files are checked
+/// (`ImagePhase`), its full-size variant replayed (`ReplayPhase`), its ladder held to the budgets
+/// (`BudgetPhase`) and its recorded facts to its source (`SourceFactsCheck`), all in
+/// `ImageChecks`, while the index files are held to the images as they pass
+/// (`ManifestIndexCheck`); last, the output folder's orphans (`OrphanPhase`) and the sources held
+/// to the manifest.
 package struct Verifier: Sendable {
     package struct Options: Sendable {
         /// Also replay the progressive loading of every progressive variant.
