@@ -34,11 +34,7 @@ package struct ManifestIndexWriter: Sendable {
     @discardableResult
     package func write(_ manifest: Manifest, previous: Manifest? = nil) throws(FileSystemError) -> Int {
         let only = previous.flatMap { changedPrefixes(from: $0, to: manifest) }
-        let folder = try manifestFolder.subdirectory(folderName, create: true)
-        // What a killed run left behind.
-        for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
-            try folder.removeFile(name)
-        }
+        let folder = try openIndexFolder()
         let files = ManifestIndex.files(for: manifest, manifestName: manifestName, only: only)
         let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
         // The layout last: until it is replaced, it names prefix files that are all there.
@@ -53,12 +49,27 @@ package struct ManifestIndexWriter: Sendable {
             batch.append((name, bytes))
         }
         try folder.writeAtomically(batch)
-        var changed = batch.count
+        return try settle(folder, imageCount: manifest.images.count, changed: batch.count)
+    }
+
+    /// The index folder, created when missing, without the temporary files a killed run left.
+    func openIndexFolder() throws(FileSystemError) -> Directory {
+        let folder = try manifestFolder.subdirectory(folderName, create: true)
+        for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
+            try folder.removeFile(name)
+        }
+        return folder
+    }
+
+    /// Once the `changed` files of the index of `imageCount` images are in place in `folder`:
+    /// removes the prefix files of another length, which the layout no longer names, and makes
+    /// it all durable. Returns how many files changed, removed ones included.
+    func settle(_ folder: Directory, imageCount: Int, changed: Int) throws(FileSystemError) -> Int {
+        var changed = changed
         if changed > 0 {
             try folder.synchronize()
         }
-        // Prefix files of another length, which the layout no longer names.
-        let names = Set(Self.paths(forImageCount: manifest.images.count, manifestName: manifestName).map(FilePath.name))
+        let names = Set(Self.paths(forImageCount: imageCount, manifestName: manifestName).map(FilePath.name))
         for name in try folder.entries(sorted: true) where !names.contains(name) && Self.isPrefixFileName(name) {
             try folder.removeFile(name)
             changed += 1
