@@ -14,6 +14,7 @@ extension Manifest {
         /// The whole text of the manifest when it has no image.
         public let withoutImages: Data
         private let encoder = Manifest.jsonEncoder()
+        private static let indent = [UInt8]("    ".utf8)
 
         /// The pieces of the manifest `header` with the images handed over later (the images
         /// of `header` itself are left out).
@@ -38,19 +39,18 @@ extension Manifest {
             normalized.sources.sort()
             // Encoding plain structs of strings and integers cannot fail.
             let encoded = (try? encoder.encode(normalized)) ?? Data()
-            var piece = Data(first ? "    ".utf8 : ",\n    ".utf8)
+            var piece = [UInt8](first ? "    ".utf8 : ",\n    ".utf8)
+            piece.reserveCapacity(encoded.count * 3 / 2 + 64)
             piece += (try? encoder.encode(key)) ?? Data()
-            piece += Data(" : ".utf8)
+            piece += " : ".utf8
             // Two levels deeper than alone: every line after the first, blank ones excepted.
-            var lineStart = true
-            var isFirstLine = true
+            var afterNewline = false
             for byte in encoded {
-                if lineStart && !isFirstLine && byte != 0x0A { piece += Data("    ".utf8) }
+                if afterNewline && byte != 0x0A { piece += Self.indent }
                 piece.append(byte)
-                lineStart = byte == 0x0A
-                if lineStart { isFirstLine = false }
+                afterNewline = byte == 0x0A
             }
-            return piece
+            return Data(piece)
         }
 
         private static func find(_ needle: [UInt8], in text: [UInt8], from start: Int) -> Int? {
