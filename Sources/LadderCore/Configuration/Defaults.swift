@@ -49,19 +49,31 @@ package enum Defaults {
     /// a build with every format on every variant within twice a JPEG-only build's CPU time on
     /// the test corpus (docs/BENCHMARKS.md, "Format siblings").
     package static let avifEffort = 0
-    /// libwebp's effort for WebP siblings, 0...6: libwebp's and sharp's default.
-    package static let webpEffort = 4
+    /// libwebp's effort for WebP siblings, 0...6: half the CPU time of libwebp's default 4 for
+    /// 2 % more bytes (docs/BENCHMARKS.md, "Format siblings").
+    package static let webpEffort = 2
     /// libjxl's effort for JPEG XL recompression, 1...9: libjxl's default. Effort barely
     /// changes the cost of recompressing a JPEG (docs/BENCHMARKS.md, "Format siblings").
     package static let jxlEffort = 7
 
+    /// The largest box (`maxWidth` x `maxHeight`) of a variant whose WebP and AVIF qualities are
+    /// searched per picture (`SiblingProbe`): 640 x 640, the large thumbnail. Butteraugli costs
+    /// about 0.2 s of CPU on a 640 x 480 picture and 3 s on 2560 x 1920; larger variants take
+    /// the calibration's quality.
+    package static let siblingProbePixels = 640 * 640
+    /// Encodes a quality search tries at most, per picture and format.
+    package static let siblingProbes = 4
+    /// What a searched sibling must beat the JPEG by, as a share of its butteraugli distance and
+    /// of SSIM's distance from 1: decoders round color conversion differently (libheif's and
+    /// libavif's AVIF decodes of one file differ by up to 1.3 % in butteraugli on flat art).
+    package static let siblingMargin = 0.02
+
     /// The calibration of sibling qualities: for a JPEG rung of quality `jpeg`, the quality of
     /// its WebP and AVIF siblings, between these points linearly (and beyond them as at the
-    /// nearest). Meant to be the lowest quality at which every sibling of the corpus is at least
-    /// as close to the resized picture as its JPEG, by butteraugli and by SSIM, as
-    /// `scripts/bench --formats --calibrate` finds it; these points are not that yet:
-    /// `scripts/bench --formats --only quality` finds the siblings they make less close than
-    /// their JPEGs (docs/BENCHMARKS.md, "Format siblings").
+    /// nearest). At full size it is the quality used: the lowest at which every corpus photo's
+    /// sibling is as close to the resized picture as its JPEG, by butteraugli and by SSIM
+    /// (`scripts/bench --formats --only calibrate --calibrate-variants full:85`). For the
+    /// thumbnails it is where the search per picture starts.
     package static let siblingCalibration: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
         .webp: [(50, 50), (80, 80), (85, 85), (95, 95)],
         .avif: [(50, 30), (80, 55), (85, 60), (95, 80)],
