@@ -17,7 +17,8 @@ FOLDER defaults to ../shared/corpus/photos. Four parts:
    reference: WebP q80 and AVIF q50 at effort 4 with 4:4:4 chroma (sharp's and eleventy-img's).
 2. Encode time per image and format, one thread, from the reference pictures: libvips' JPEG,
    WebP and AVIF savers at ladder's settings (WebP at effort 4 and AVIF at efforts 0 to 2 too;
-   one encode, where the thumbnails' search makes up to 4) and cjxl's
+   one encode, where the thumbnails' search makes up to 4, each measured by butteraugli, timed
+   too) and cjxl's
    lossless recompression of the JPEG rung (a process each, its start included).
 3. The whole build: a fresh build of FOLDER with every format on every variant against a
    JPEG-only one, in paired rounds (order rotated), CPU time of the build and its render workers
@@ -237,6 +238,7 @@ def timing_part(folder, out):
     sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
     costs = {}
     avif_bytes = {}
+    webp_bytes = {}
     for source in sources:
         full = bench.upright_srgb(source)
         for name, box, quality in VARIANTS:
@@ -245,10 +247,14 @@ def timing_part(folder, out):
             picture = reference_for(full, size)
             seconds, jpeg = cpu_of(lambda: encode(picture, "jpeg", quality, 0))
             costs.setdefault((name, "jpeg"), []).append(seconds)
+            jpeg_picture = decoded(jpeg)
+            seconds, _ = cpu_of(lambda: butteraugli(picture, jpeg_picture))
+            costs.setdefault((name, "butteraugli, one measure"), []).append(seconds)
             from_jpeg = {"jpeg": len(jpeg)}
             for effort in (defaults_effort("webp"), 4):
                 seconds, data = cpu_of(lambda: encode(picture, "webp", defaults_quality("webp", quality), effort))
                 costs.setdefault((name, f"webp effort {effort}"), []).append(seconds)
+                webp_bytes.setdefault((name, effort), []).append(len(data) / from_jpeg["jpeg"])
             for effort in range(0, 3):
                 seconds, data = cpu_of(lambda: encode(picture, "avif", defaults_quality("avif", quality), effort))
                 costs.setdefault((name, f"avif effort {effort}"), []).append(seconds)
@@ -274,6 +280,11 @@ def timing_part(folder, out):
     out.append("")
     out.append("AVIF bytes / JPEG bytes by effort (median): " + "; ".join(
         f"{name}: " + ", ".join(f"e{e} {statistics.median(avif_bytes[(name, e)]):.3f}" for e in range(3))
+        for name, _, _ in VARIANTS))
+    out.append("")
+    out.append("WebP bytes / JPEG bytes by effort (median): " + "; ".join(
+        f"{name}: " + ", ".join(f"e{e} {statistics.median(webp_bytes[(name, e)]):.3f}"
+                                for e in (defaults_effort("webp"), 4))
         for name, _, _ in VARIANTS))
 
 

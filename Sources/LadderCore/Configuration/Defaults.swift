@@ -57,9 +57,9 @@ package enum Defaults {
     package static let jxlEffort = 7
 
     /// The largest box (`maxWidth` x `maxHeight`) of a variant whose WebP and AVIF qualities are
-    /// searched per picture (`SiblingProbe`): 640 x 640, the large thumbnail. Butteraugli costs
-    /// about 0.2 s of CPU on a 640 x 480 picture and 3 s on 2560 x 1920; larger variants take
-    /// the calibration's quality.
+    /// searched per picture (`SiblingProbe`): 640 x 640, the large thumbnail. Every probe is
+    /// measured by butteraugli, whose cost grows with the pixels; larger variants take the
+    /// calibration's quality.
     package static let siblingProbePixels = 640 * 640
     /// Encodes a quality search tries at most, per picture and format.
     package static let siblingProbes = 4
@@ -70,10 +70,12 @@ package enum Defaults {
 
     /// The calibration of sibling qualities: for a JPEG rung of quality `jpeg`, the quality of
     /// its WebP and AVIF siblings, between these points linearly (and beyond them as at the
-    /// nearest). At full size it is the quality used: the lowest at which every corpus photo's
+    /// nearest). For the thumbnails it is where the search per picture starts. For larger
+    /// variants it is the quality used, and is to be the lowest at which every corpus photo's
     /// sibling is as close to the resized picture as its JPEG, by butteraugli and by SSIM
-    /// (`scripts/bench --formats --only calibrate --calibrate-variants full:85`). For the
-    /// thumbnails it is where the search per picture starts.
+    /// (`scripts/bench --formats --only calibrate --calibrate-variants full:85`); these points
+    /// are not that yet: `scripts/bench --formats --only quality` finds no full-size sibling of
+    /// the corpus as close as its JPEG (docs/BENCHMARKS.md, "Format siblings").
     package static let siblingCalibration: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
         .webp: [(50, 50), (80, 80), (85, 85), (95, 95)],
         .avif: [(50, 30), (80, 55), (85, 60), (95, 80)],
