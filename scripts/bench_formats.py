@@ -13,8 +13,9 @@ FOLDER defaults to ../shared/corpus/photos. Four parts:
    formula). Per variant and format: siblings written and skipped, the median of each sibling's
    bytes over its JPEG's, and how many are at least as close to the reference as their JPEG by
    butteraugli (3-norm), by SSIM, and by both. Every jxl sibling is rebuilt with djxl and
-   compared with its JPEG byte for byte. Beside them, the peers' defaults made from the same
-   reference: WebP q80 and AVIF q50 at effort 4 with 4:4:4 chroma (sharp's and eleventy-img's).
+   compared with its JPEG byte for byte, and the build is checked by `ladder verify --deep`.
+   Beside them, the peers' defaults made from the same reference: WebP q80 and AVIF q50 at
+   effort 4 with 4:4:4 chroma (sharp's and eleventy-img's).
 2. Encode time per image and format, one thread, from the reference pictures: libvips' JPEG,
    WebP and AVIF savers at ladder's settings (WebP at effort 4 and AVIF at efforts 0 to 2 too;
    one encode, where the thumbnails' search makes up to 4, each measured by butteraugli, timed
@@ -177,6 +178,8 @@ def score_image(job):
 def quality_part(ladder, folder, jobs, work):
     import multiprocessing
     summary, _, _ = build(ladder, work, folder, FORMATS, jobs)
+    verify = subprocess.run([ladder, "verify", "--deep", "--json"], cwd=work, capture_output=True, text=True)
+    summary["verified"] = f"exit {verify.returncode}, " + (verify.stdout.strip()[:200] or verify.stderr[-200:])
     with open(os.path.join(work, "out", "manifest.json")) as f:
         manifest = json.load(f)
     root = os.path.dirname(os.path.abspath(folder.rstrip("/")))
@@ -194,6 +197,7 @@ def quality_part(ladder, folder, jobs, work):
 def report_quality(summary, rows, out):
     out.append(f"Build with every format: siblings written {summary.get('siblings', {}).get('written')}, "
                f"skipped as not smaller than their JPEG {summary.get('siblings', {}).get('skipped')}")
+    out.append(f"ladder verify --deep: {summary['verified']}")
     out.append("")
     out.append("| variant | format | written / images | bytes / JPEG (median) | lowest..highest | "
                "as close by butteraugli | by SSIM | by both | butteraugli 3-norm: JPEG / it (median) | "
