@@ -45,12 +45,13 @@ package enum Defaults {
 
     // MARK: - Format siblings
 
-    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9: the default keeps
-    /// a build with every format on every variant within twice a JPEG-only build's CPU time on
-    /// the test corpus (docs/BENCHMARKS.md, "Format siblings").
+    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9: the fastest. A
+    /// build with AVIF on every variant already costs 3.5 times a JPEG-only build's CPU on the
+    /// test corpus, and effort 2 takes 5 to 7 times as long per encode (docs/BENCHMARKS.md,
+    /// "Format siblings").
     package static let avifEffort = 0
-    /// libwebp's effort for WebP siblings, 0...6: half the CPU time of libwebp's default 4 for
-    /// 2 % more bytes (docs/BENCHMARKS.md, "Format siblings").
+    /// libwebp's effort for WebP siblings, 0...6: less than half the CPU time of libwebp's
+    /// default 4 for 3 % more bytes at full size (docs/BENCHMARKS.md, "Format siblings").
     package static let webpEffort = 2
     /// libjxl's effort for JPEG XL recompression, 1...9: libjxl's default. Effort barely
     /// changes the cost of recompressing a JPEG (docs/BENCHMARKS.md, "Format siblings").
