@@ -69,22 +69,33 @@ package enum Defaults {
     /// libavif's AVIF decodes of one file differ by up to 1.3 % in butteraugli on flat art).
     package static let siblingMargin = 0.02
 
-    /// The calibration of sibling qualities: for a JPEG rung of quality `jpeg`, the quality of
-    /// its WebP and AVIF siblings, between these points linearly (and beyond them as at the
-    /// nearest). For the thumbnails it is where the search per picture starts. For larger
-    /// variants it is the quality used, and is to be the lowest at which every corpus photo's
-    /// sibling is as close to the resized picture as its JPEG, by butteraugli and by SSIM
-    /// (`scripts/bench --formats --only calibrate --calibrate-variants full:85`); these points
-    /// are not that yet: `scripts/bench --formats --only quality` finds no full-size sibling of
-    /// the corpus as close as its JPEG (docs/BENCHMARKS.md, "Format siblings").
+    /// The calibration of sibling qualities for variants larger than the thumbnails: for a JPEG
+    /// rung of quality `jpeg`, the quality of its WebP and AVIF siblings (between points
+    /// linearly, beyond them as at the nearest). At JPEG 85 it is the lowest quality at which
+    /// every corpus photo's full-size sibling is as close to the resized picture as its JPEG, by
+    /// butteraugli and by SSIM (`scripts/bench --formats --only calibrate --calibrate-variants
+    /// full:85`: AVIF 89, WebP 95 for the worst photo). Only that point is measured: a JPEG of
+    /// lower quality gets the same (closer than needed), one of higher quality is not checked.
     package static let siblingCalibration: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
+        .webp: [(85, 95)],
+        .avif: [(85, 89)],
+    ]
+
+    /// Where the thumbnails' search per picture starts (`SiblingProbe`), by JPEG quality as
+    /// `siblingCalibration`: below what most corpus thumbnails need, so that the search steps up
+    /// to the picture's own quality.
+    package static let siblingSearchStart: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
         .webp: [(50, 50), (80, 80), (85, 85), (95, 95)],
         .avif: [(50, 30), (80, 55), (85, 60), (95, 80)],
     ]
 
-    /// The WebP or AVIF quality that matches a JPEG of quality `jpegQuality`.
-    package static func siblingQuality(_ format: SiblingFormat, jpegQuality: Int) -> Int {
-        guard let points = siblingCalibration[format], let first = points.first, let last = points.last else {
+    /// The WebP or AVIF quality that matches a JPEG of quality `jpegQuality` by `table`
+    /// (`siblingCalibration` or `siblingSearchStart`).
+    package static func siblingQuality(
+        _ format: SiblingFormat, jpegQuality: Int,
+        table: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = siblingCalibration
+    ) -> Int {
+        guard let points = table[format], let first = points.first, let last = points.last else {
             return jpegQuality
         }
         if jpegQuality <= first.jpeg { return first.sibling }

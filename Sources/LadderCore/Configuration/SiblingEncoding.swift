@@ -3,8 +3,8 @@ package import LadderImaging
 /// How one format sibling of a variant is encoded. WebP and AVIF must be at least as close to
 /// the resized picture as the JPEG rung, by butteraugli and by SSIM (docs/PIPELINE.md, "Format
 /// siblings"): for a variant whose box holds at most `Defaults.siblingProbePixels`, the quality
-/// is searched per picture from the calibration's (`SiblingProbe`); for larger ones it is the
-/// calibration's (`Defaults.siblingQuality`), which scripts/bench checks on the test corpus.
+/// is searched per picture from `Defaults.siblingSearchStart`'s (`SiblingProbe`); for larger
+/// ones it is `Defaults.siblingCalibration`'s, measured on the test corpus by scripts/bench.
 /// JPEG XL recompresses the JPEG rung losslessly, so it has an effort and no quality.
 package struct SiblingEncoding: Sendable, Hashable, Codable {
     package var format: SiblingFormat
@@ -25,12 +25,13 @@ package struct SiblingEncoding: Sendable, Hashable, Codable {
         self.format = format
         self.fullChroma = format == .avif && fullChroma
         self.probes = probes && format != .jxl
+        let table = probes ? Defaults.siblingSearchStart : Defaults.siblingCalibration
         switch format {
         case .webp:
-            quality = Defaults.siblingQuality(.webp, jpegQuality: jpegQuality)
+            quality = Defaults.siblingQuality(.webp, jpegQuality: jpegQuality, table: table)
             effort = Defaults.webpEffort
         case .avif:
-            quality = Defaults.siblingQuality(.avif, jpegQuality: jpegQuality)
+            quality = Defaults.siblingQuality(.avif, jpegQuality: jpegQuality, table: table)
             effort = avifEffort
         case .jxl:
             quality = 0
