@@ -143,9 +143,14 @@ struct ScanChoiceTests {
             // libjpeg's own reading of the sample's size.
             let state = try JPEGReplayDecoder(sample, maximumScans: 10).advance(to: sample.count)
             #expect(state.width * state.height < width * height / 4, "\(width)x\(height)")
-            // A tile (96x96 pixels) over the budget at most.
+            // A tile over the budget at most (96x96 pixels, or as large as the measure's
+            // pooling needs: 208x208 for a 2560-pixel image in a 1280-pixel view).
+            let image = PixelSize(width: width, height: height)
+            let side = ScanScriptChooser.tileSide(
+                image: image, display: ScreenQuality.displaySize(of: image, displayWidth: chooser.displayWidth))
+            #expect(side >= 96 && side <= 208)
             #expect(
-                state.width * state.height <= chooser.scoringPixels + 96 * 96,
+                state.width * state.height <= chooser.scoringPixels + side * side,
                 "\(width)x\(height): a sample of \(state.width)x\(state.height)")
         }
     }
