@@ -413,11 +413,26 @@ package struct ScanScriptChooser: Sendable {
     /// replaces what is on screen within the budget (or within the first round trip,
     /// `firstRoundTripBytes`; any, when the first rung is as large as the image), or, when none does, the one whose picture does so first, with
     /// advice on what it takes when the budget was set (`budgetIsSet`).
+    ///
+    /// With a first rung on screen, the candidates that withhold the DC's lowest bit are scored
+    /// only when no other candidate meets the budget: they are there for the budget (a smaller
+    /// first scan, for a smooth image on a blank screen), and over a thumbnail the measure of
+    /// revision 6 chose one for 1 image of 29, which FLIP scored 26 % worse than the fixed
+    /// script (docs/SCAN_SCRIPTS.md); scoring them for every image cost a sixth of the choice.
     package func choose(_ jpeg: [UInt8], firstRung: [UInt8]? = nil) throws(ImagingError) -> ScanScriptChoice {
-        let (coefficients, estimates) = try estimates(for: jpeg, firstRung: firstRung)
-        let within = estimates.filter {
-            $0.firstPictureShare <= firstPictureBudget || $0.shownAt <= firstRoundTripBytes || $0.firstRungIsFullSize
+        func meetsBudget(_ estimate: Estimate) -> Bool {
+            estimate.firstPictureShare <= firstPictureBudget || estimate.shownAt <= firstRoundTripBytes
+                || estimate.firstRungIsFullSize
         }
+        let components = (try? JPEGStructure(parsing: jpeg))?.components.count ?? 0
+        let all = ScanScriptCandidates.all(scans: scans, components: components)
+        let fullDC = all.filter { $0.scans.first.map { $0.al == 0 } ?? true }
+        var (coefficients, estimates) = try estimates(
+            for: jpeg, scripts: firstRung != nil && !fullDC.isEmpty ? fullDC : nil, firstRung: firstRung)
+        if estimates.count < all.count, !estimates.contains(where: meetsBudget) {
+            (coefficients, estimates) = try self.estimates(for: jpeg, firstRung: firstRung)
+        }
+        let within = estimates.filter(meetsBudget)
         let best: Estimate
         var advice: String?
         if let winner = within.max(by: { $0.quality < $1.quality }) {
