@@ -206,6 +206,19 @@ struct ScanChoiceTests {
         #expect(unset.budgetAdvice == nil)
     }
 
+    @Test("over a thumbnail, a budget only the smaller first scan meets is still met as closely as any candidate can")
+    func impossibleBudgetOverAThumbnail() throws {
+        let (full, thumbnail) = try ScreenQualityTests.fullAndThumbnail()
+        let chooser = ScanScriptChooser(
+            scans: 5, firstPictureBudget: 0.01, firstRoundTripBytes: 0, scoringPixels: Int.max, displayWidth: 200)
+        let choice = try chooser.choose(full, firstRung: thumbnail)
+        let (_, estimates) = try chooser.estimates(for: full, firstRung: thumbnail)
+        #expect(estimates.contains { $0.script.scans[0].al == 1 }, "every candidate, the reduced DC's too")
+        let earliest = try #require(estimates.map(\.firstPictureShare).min())
+        #expect(choice.firstPictureShare == earliest)
+        #expect(choice.budgetAdvice?.contains("replay.firstPaintBudget") == true)
+    }
+
     @Test("a first picture within the first round trip meets any budget: no advice, the best script kept")
     func firstRoundTrip() throws {
         let jpeg = try ProgressiveSubjects.flatArt(width: 320, height: 240)
