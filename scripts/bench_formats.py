@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What format siblings save and cost, run through `scripts/bench --formats`.
 
-  scripts/bench --formats [FOLDER] [--rounds N] [--jobs N] [--calibrate] [--markdown FILE]
+  scripts/bench --formats [FOLDER] [--rounds N] [--jobs N] [--calibrate] [--only PART] [--per-format]
+                [--calibrate-variants LIST] [--avif-effort N] [--markdown FILE]
 
 FOLDER defaults to ../shared/corpus/photos. Four parts:
 
@@ -12,18 +13,24 @@ FOLDER defaults to ../shared/corpus/photos. Four parts:
    formula). Per variant and format: siblings written and skipped, the median of each sibling's
    bytes over its JPEG's, and how many are at least as close to the reference as their JPEG by
    butteraugli (3-norm), by SSIM, and by both. Every jxl sibling is rebuilt with djxl and
-   compared with its JPEG byte for byte. Beside them, the peers' defaults made from the same
-   reference: WebP q80 and AVIF q50 at effort 4 with 4:4:4 chroma (sharp's and eleventy-img's).
+   compared with its JPEG byte for byte, and the build is checked by `ladder verify --deep`.
+   Beside them, the peers' defaults made from the same reference: WebP q80 and AVIF q50 at
+   effort 4 with 4:4:4 chroma (sharp's and eleventy-img's).
 2. Encode time per image and format, one thread, from the reference pictures: libvips' JPEG,
-   WebP and AVIF savers at ladder's settings (AVIF at every effort from 0 to 4 too) and cjxl's
+   WebP and AVIF savers at ladder's settings (WebP at effort 4 and AVIF at efforts 0 to 2 too;
+   one encode, where the thumbnails' search makes up to 4, each measured by butteraugli, timed
+   too) and cjxl's
    lossless recompression of the JPEG rung (a process each, its start included).
 3. The whole build: a fresh build of FOLDER with every format on every variant against a
    JPEG-only one, in paired rounds (order rotated), CPU time of the build and its render workers
-   (perf stat -e task-clock) and wall time; medians and the median of the paired ratios.
+   (perf stat -e task-clock) and wall time; medians and the median of the paired ratios; with
+   --per-format, a build with each format alone too.
 4. With --calibrate: for each variant and image, the lowest WebP and AVIF quality at which the
    sibling is at least as close to the reference as a JPEG of the variant's quality (and of
-   qualities 50 and 95 in the large thumbnail's box) by butteraugli and by SSIM (a bisection);
-   the largest over the images is what Defaults.siblingCalibration should hold.
+   qualities 50 and 95 in the large thumbnail's box) by butteraugli and by SSIM (a bisection),
+   and its bytes over the JPEG's; --avif-effort N calibrates AVIF at effort N. At full size the
+   largest quality over the images is what Defaults.siblingCalibration holds (the thumbnails
+   search their quality per picture, from it).
 """
 import argparse
 import json
@@ -171,6 +178,8 @@ def score_image(job):
 def quality_part(ladder, folder, jobs, work):
     import multiprocessing
     summary, _, _ = build(ladder, work, folder, FORMATS, jobs)
+    verify = subprocess.run([ladder, "verify", "--deep", "--json"], cwd=work, capture_output=True, text=True)
+    summary["verified"] = f"exit {verify.returncode}, " + (verify.stdout.strip()[:200] or verify.stderr[-200:])
     with open(os.path.join(work, "out", "manifest.json")) as f:
         manifest = json.load(f)
     root = os.path.dirname(os.path.abspath(folder.rstrip("/")))
@@ -188,6 +197,7 @@ def quality_part(ladder, folder, jobs, work):
 def report_quality(summary, rows, out):
     out.append(f"Build with every format: siblings written {summary.get('siblings', {}).get('written')}, "
                f"skipped as not smaller than their JPEG {summary.get('siblings', {}).get('skipped')}")
+    out.append(f"ladder verify --deep: {summary['verified']}")
     out.append("")
     out.append("| variant | format | written / images | bytes / JPEG (median) | lowest..highest | "
                "as close by butteraugli | by SSIM | by both | butteraugli 3-norm: JPEG / it (median) | "
@@ -232,6 +242,7 @@ def timing_part(folder, out):
     sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
     costs = {}
     avif_bytes = {}
+    webp_bytes = {}
     for source in sources:
         full = bench.upright_srgb(source)
         for name, box, quality in VARIANTS:
@@ -240,10 +251,15 @@ def timing_part(folder, out):
             picture = reference_for(full, size)
             seconds, jpeg = cpu_of(lambda: encode(picture, "jpeg", quality, 0))
             costs.setdefault((name, "jpeg"), []).append(seconds)
+            jpeg_picture = decoded(jpeg)
+            seconds, _ = cpu_of(lambda: butteraugli(picture, jpeg_picture))
+            costs.setdefault((name, "butteraugli, one measure"), []).append(seconds)
             from_jpeg = {"jpeg": len(jpeg)}
-            seconds, data = cpu_of(lambda: encode(picture, "webp", defaults_quality("webp", quality), 4))
-            costs.setdefault((name, "webp"), []).append(seconds)
-            for effort in range(0, 5):
+            for effort in (defaults_effort("webp"), 4):
+                seconds, data = cpu_of(lambda: encode(picture, "webp", defaults_quality("webp", quality), effort))
+                costs.setdefault((name, f"webp effort {effort}"), []).append(seconds)
+                webp_bytes.setdefault((name, effort), []).append(len(data) / from_jpeg["jpeg"])
+            for effort in range(0, 3):
                 seconds, data = cpu_of(lambda: encode(picture, "avif", defaults_quality("avif", quality), effort))
                 costs.setdefault((name, f"avif effort {effort}"), []).append(seconds)
                 avif_bytes.setdefault((name, effort), []).append(len(data) / from_jpeg["jpeg"])
@@ -267,7 +283,12 @@ def timing_part(folder, out):
         out.append(f"| {kind} | " + " | ".join(cells) + " |")
     out.append("")
     out.append("AVIF bytes / JPEG bytes by effort (median): " + "; ".join(
-        f"{name}: " + ", ".join(f"e{e} {statistics.median(avif_bytes[(name, e)]):.3f}" for e in range(5))
+        f"{name}: " + ", ".join(f"e{e} {statistics.median(avif_bytes[(name, e)]):.3f}" for e in range(3))
+        for name, _, _ in VARIANTS))
+    out.append("")
+    out.append("WebP bytes / JPEG bytes by effort (median): " + "; ".join(
+        f"{name}: " + ", ".join(f"e{e} {statistics.median(webp_bytes[(name, e)]):.3f}"
+                                for e in (defaults_effort("webp"), 4))
         for name, _, _ in VARIANTS))
 
 
@@ -286,11 +307,23 @@ def defaults_quality(fmt, jpeg_quality):
     return table[-1][1]
 
 
-def calibration_table():
+def defaults_effort(fmt):
+    """Defaults.avifEffort or Defaults.webpEffort, read from the Swift source."""
     import re
+    match = re.search(fmt + r"Effort = (\d+)", defaults_source())
+    return int(match.group(1))
+
+
+def defaults_source():
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "LadderCore", "Configuration",
                         "Defaults.swift")
-    text = open(path).read()
+    with open(path) as f:
+        return f.read()
+
+
+def calibration_table():
+    import re
+    text = defaults_source()
     table = {}
     for fmt in ("webp", "avif"):
         match = re.search(r"\." + fmt + r": \[([^\]]*)\]", text)
@@ -300,8 +333,10 @@ def calibration_table():
 
 # MARK: - Part 3: the whole build, with every format against JPEG only
 
-def build_part(ladder, folder, jobs, rounds, work, out):
+def build_part(ladder, folder, jobs, rounds, work, out, per_format=False):
     configurations = [("JPEG only", []), ("every format", FORMATS)]
+    if per_format:
+        configurations += [(f"{fmt} only", [fmt]) for fmt in FORMATS]
     results = {label: [] for label, _ in configurations}
     for round_index in range(rounds):
         order = configurations if round_index % 2 == 0 else configurations[::-1]
@@ -311,38 +346,46 @@ def build_part(ladder, folder, jobs, rounds, work, out):
             _, cpu, wall = build(ladder, target, folder, formats, jobs)
             results[label].append((cpu, wall))
             shutil.rmtree(target, ignore_errors=True)
-    base, every = results["JPEG only"], results["every format"]
-    cpu_ratios = [e[0] / b[0] for b, e in zip(base, every)]
-    wall_ratios = [e[1] / b[1] for b, e in zip(base, every)]
-    out.append(f"Fresh build of {folder} with --jobs {jobs}, {rounds} paired rounds (medians):")
+    base = results["JPEG only"]
+    out.append(f"Fresh build of {folder} with --jobs {jobs}, {rounds} paired rounds (medians; ratio: the median of "
+               "each round's ratio to the JPEG-only build):")
     out.append("")
-    out.append("| build | CPU s | wall s |")
-    out.append("|---|---|---|")
+    out.append("| build | CPU s | wall s | CPU / JPEG only | wall / JPEG only |")
+    out.append("|---|---|---|---|---|")
     for label, _ in configurations:
-        out.append(f"| {label} | {statistics.median(c for c, _ in results[label]):.2f} | "
-                   f"{statistics.median(w for _, w in results[label]):.2f} |")
-    out.append(f"| every format / JPEG only (median of paired ratios) | {statistics.median(cpu_ratios):.2f}x | "
-               f"{statistics.median(wall_ratios):.2f}x |")
+        mine = results[label]
+        out.append(f"| {label} | {statistics.median(c for c, _ in mine):.2f} | "
+                   f"{statistics.median(w for _, w in mine):.2f} | "
+                   f"{statistics.median(m[0] / b[0] for b, m in zip(base, mine)):.2f}x | "
+                   f"{statistics.median(m[1] / b[1] for b, m in zip(base, mine)):.2f}x |")
 
 
 # MARK: - Part 4: calibration
 
-def lowest_quality(reference, reference_luma, fmt, jpeg, full_chroma):
-    """The lowest quality at which `fmt` is at least as close as `jpeg` by both measures (a
-    bisection, assuming closeness grows with quality); 101 when not even 100 is."""
+AVIF_EFFORT = None  # --avif-effort: calibrate at this effort instead of Defaults.avifEffort
+
+
+def lowest_quality(reference, reference_luma, fmt, jpeg, full_chroma, jpeg_bytes):
+    """(the lowest quality at which `fmt` is at least as close as `jpeg` by both measures, its
+    bytes over the JPEG's): a bisection, assuming closeness grows with quality; (101, None) when
+    not even 100 is."""
+    effort = AVIF_EFFORT if fmt == "avif" and AVIF_EFFORT is not None else defaults_effort(fmt)
+
     def holds(q):
-        data = encode(reference, fmt, q, 0 if fmt == "avif" else 4, full_chroma)
-        return all(as_close(measure(reference, decoded(data), reference_luma), jpeg))
+        data = encode(reference, fmt, q, effort, full_chroma)
+        return all(as_close(measure(reference, decoded(data), reference_luma), jpeg)), len(data) / jpeg_bytes
     low, high = 1, 100
-    if not holds(high):
-        return 101
+    held, ratio = holds(high)
+    if not held:
+        return 101, None
     while low < high:
         middle = (low + high) // 2
-        if holds(middle):
-            high = middle
+        held, middle_ratio = holds(middle)
+        if held:
+            high, ratio = middle, middle_ratio
         else:
             low = middle + 1
-    return low
+    return low, ratio
 
 
 def calibrate_image(job):
@@ -354,9 +397,11 @@ def calibrate_image(job):
         size = (max(1, round(full.width * scale)), max(1, round(full.height * scale)))
         reference = reference_for(full, size)
         reference_luma = bench.luma(reference).copy_memory()
-        jpeg = measure(reference, decoded(encode(reference, "jpeg", quality, 0)), reference_luma)
+        jpeg_data = encode(reference, "jpeg", quality, 0)
+        jpeg = measure(reference, decoded(jpeg_data), reference_luma)
         for fmt in ("webp", "avif"):
-            found[(name, quality, fmt)] = lowest_quality(reference, reference_luma, fmt, jpeg, quality >= 90)
+            found[(name, quality, fmt)] = lowest_quality(reference, reference_luma, fmt, jpeg, quality >= 90,
+                                                         len(jpeg_data))
     return os.path.basename(source), found
 
 
@@ -373,15 +418,18 @@ def calibration_part(folder, jobs, out, variants=None):
         for image, found in pool.imap_unordered(calibrate_image, [(s, cases) for s in sources]):
             results[image] = found
     out.append("Calibration: lowest quality at which each sibling is at least as close as the JPEG by butteraugli "
-               "and SSIM (101: none is); largest and median over the images:")
+               f"and SSIM (101: none is), largest and median over the images, AVIF at effort "
+               f"{AVIF_EFFORT if AVIF_EFFORT is not None else defaults_effort('avif')}; and the median of the bytes "
+               "over the JPEG's at each image's own quality (none: counted as 1, the JPEG is kept):")
     out.append("")
-    out.append("| variant | JPEG quality | WebP: largest / median | AVIF: largest / median |")
+    out.append("| variant | JPEG quality | WebP: largest / median; bytes | AVIF: largest / median; bytes |")
     out.append("|---|---|---|---|")
     for name, _, quality in cases:
         cells = []
         for fmt in ("webp", "avif"):
-            values = [found[(name, quality, fmt)] for found in results.values()]
-            cells.append(f"{max(values)} / {statistics.median(values):g}")
+            values = [found[(name, quality, fmt)][0] for found in results.values()]
+            ratios = [min(1.0, found[(name, quality, fmt)][1] or 1.0) for found in results.values()]
+            cells.append(f"{max(values)} / {statistics.median(values):g}; {statistics.median(ratios):.3f}")
         out.append(f"| {name} | {quality} | " + " | ".join(cells) + " |")
 
 
@@ -392,15 +440,20 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--per-format", action="store_true",
+                        help="the build part also times a build with each format alone")
     parser.add_argument("--only", choices=["quality", "timing", "build", "calibrate"])
     parser.add_argument("--calibrate-variants",
                         help="comma-separated variants to calibrate, each alone (small_thumb) or with one of its "
                              "JPEG qualities (large_thumb:82); default: all")
+    parser.add_argument("--avif-effort", type=int, help="calibrate AVIF at this effort (default: ladder's)")
     parser.add_argument("--markdown")
     args = parser.parse_args()
     folder = args.folder or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "corpus",
                                          "photos")
     folder = os.path.abspath(folder)
+    global AVIF_EFFORT
+    AVIF_EFFORT = args.avif_effort
     import pyvips
     pyvips.cache_set_max(0)
     lines = [f"scripts/bench --formats on {folder}, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores", ""]
@@ -414,7 +467,7 @@ def main():
             elif part == "timing":
                 timing_part(folder, lines)
             elif part == "build":
-                build_part(args.ladder, folder, args.jobs, args.rounds, work, lines)
+                build_part(args.ladder, folder, args.jobs, args.rounds, work, lines, args.per_format)
             else:
                 calibration_part(folder, args.jobs, lines,
                                  args.calibrate_variants.split(",") if args.calibrate_variants else None)

@@ -5,8 +5,9 @@ internal import CJXL
 /// reference as the eye sees it, 0 for identical pictures, about 1 at the threshold of a
 /// visible difference, larger for worse. It compares color, not luma alone.
 ///
-/// The format siblings' quality is held to it: a WebP or AVIF sibling must be at least as close
-/// to the resized picture as the JPEG rung is (docs/PIPELINE.md, "Format siblings").
+/// The format siblings' quality is held to it, with SSIM: a thumbnail's WebP or AVIF sibling is
+/// written only when it is at least as close to the resized picture as the JPEG rung is
+/// (docs/PIPELINE.md, "Format siblings").
 package enum Butteraugli {
     /// The distance between two pictures of one size.
     package struct Distance: Sendable, Equatable {

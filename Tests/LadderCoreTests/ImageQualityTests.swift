@@ -1,5 +1,6 @@
 import Foundation
 import LadderCore
+import LadderImaging
 import Testing
 
 /// SSIM checked against an independent implementation: scikit-image's structural_similarity on
@@ -75,6 +76,40 @@ struct ImageQualityTests {
             [[planes[0].picture, planes[1].reference, planes[2].reference]], reference: planes.map(\.reference),
             width: width, height: height)[0]
         #expect(exactChroma > value)
+    }
+
+    /// (name, view width, view height, the Y, Cb and Cr planes' cases, the pooling factor of
+    /// Wang's ssim.m for that view, scikit-image's SSIM of the three planes after pooling),
+    /// from the same script.
+    static let shownReference: [(String, Int, Int, [String], Int, Double)] = [
+        (
+            "phone view 1280 x 960", 1280, 960, ["wide noisy texture", "noisy gradient", "blurred texture"], 4,
+            0.895801709991
+        ),
+        (
+            "phone view 1280 x 853", 1280, 853, ["noisy gradient", "quantized texture", "wide noisy texture"], 3,
+            0.927589543531
+        ),
+        (
+            "small view 600 x 450", 600, 450, ["blurred texture", "wide noisy texture", "noisy gradient"], 2,
+            0.746578675320
+        ),
+        (
+            "view under 384 pixels", 300, 200, ["noisy gradient", "quantized texture", "blurred texture"], 1,
+            0.487192567797
+        ),
+    ]
+
+    @Test(
+        "the screen's measure of a view is scikit-image's colour SSIM after ssim.m's automatic downsampling",
+        arguments: shownReference.map(\.0))
+    func shownMatchesReference(_ name: String) throws {
+        let (_, width, height, cases, factor, expected) = try #require(Self.shownReference.first { $0.0 == name })
+        let view = PixelSize(width: width, height: height)
+        #expect(ScreenQuality.poolingFactor(for: view) == factor)
+        let planes = cases.map { Self.planes($0, width: width, height: height) }
+        let value = ScreenQuality.measure([planes.map(\.picture)], reference: planes.map(\.reference), shownAt: view)[0]
+        #expect(abs(value - expected) < 1e-5, "\(name): \(value), the reference says \(expected)")
     }
 
     @Test("SSIM of several pictures at once equals each measured alone")

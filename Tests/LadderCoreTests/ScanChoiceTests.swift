@@ -143,9 +143,14 @@ struct ScanChoiceTests {
             // libjpeg's own reading of the sample's size.
             let state = try JPEGReplayDecoder(sample, maximumScans: 10).advance(to: sample.count)
             #expect(state.width * state.height < width * height / 4, "\(width)x\(height)")
-            // A tile (96x96 pixels) over the budget at most.
+            // A tile over the budget at most (96x96 pixels, or as large as the measure's
+            // pooling needs: 208x208 for a 2560-pixel image in a 1280-pixel view).
+            let image = PixelSize(width: width, height: height)
+            let side = ScanScriptChooser.tileSide(
+                image: image, display: ScreenQuality.displaySize(of: image, displayWidth: chooser.displayWidth))
+            #expect(side >= 96 && side <= 208)
             #expect(
-                state.width * state.height <= chooser.scoringPixels + 96 * 96,
+                state.width * state.height <= chooser.scoringPixels + side * side,
                 "\(width)x\(height): a sample of \(state.width)x\(state.height)")
         }
     }
@@ -199,6 +204,19 @@ struct ScanChoiceTests {
         .choose(jpeg)
         #expect(unset.script == choice.script)
         #expect(unset.budgetAdvice == nil)
+    }
+
+    @Test("over a thumbnail, a budget only the smaller first scan meets is still met as closely as any candidate can")
+    func impossibleBudgetOverAThumbnail() throws {
+        let (full, thumbnail) = try ScreenQualityTests.fullAndThumbnail()
+        let chooser = ScanScriptChooser(
+            scans: 5, firstPictureBudget: 0.01, firstRoundTripBytes: 0, scoringPixels: Int.max, displayWidth: 200)
+        let choice = try chooser.choose(full, firstRung: thumbnail)
+        let (_, estimates) = try chooser.estimates(for: full, firstRung: thumbnail)
+        #expect(estimates.contains { $0.script.scans[0].al == 1 }, "every candidate, the reduced DC's too")
+        let earliest = try #require(estimates.map(\.firstPictureShare).min())
+        #expect(choice.firstPictureShare == earliest)
+        #expect(choice.budgetAdvice?.contains("replay.firstPaintBudget") == true)
     }
 
     @Test("a first picture within the first round trip meets any budget: no advice, the best script kept")

@@ -3,7 +3,11 @@
 
 Also the colour measure of what the screen shows (ScreenQuality): scikit-image's SSIM of a
 three-channel picture (its Y, Cb and Cr planes stacked, channel_axis=2), which is the mean of the
-channels' SSIM, each set up as below.
+channels' SSIM, each set up as below; and that measure of a picture shown in a view, taken after
+the automatic downsampling of Wang's reference ssim.m (2009): squares of F x F pixels averaged,
+F = max(1, round(min(width, height) / 256)), as piq's ssim(downsample=True) pools them (whole
+squares from the top left; each mean rounded half up to an integer, as ScreenQuality keeps 8-bit
+planes).
 
 The test planes are generated here exactly as the Swift test generates them (integer arithmetic
 and a xorshift32 noise source), and compared with scikit-image's structural_similarity set up as
@@ -87,6 +91,30 @@ COLOR_CASES = [
 ]
 
 
+# Views (width, height) of three planes each, as in COLOR_CASES: measured after pooling.
+SHOWN_CASES = [
+    ("phone view 1280 x 960", 1280, 960, ["wide noisy texture", "noisy gradient", "blurred texture"]),
+    ("phone view 1280 x 853", 1280, 853, ["noisy gradient", "quantized texture", "wide noisy texture"]),
+    ("small view 600 x 450", 600, 450, ["blurred texture", "wide noisy texture", "noisy gradient"]),
+    ("view under 384 pixels", 300, 200, ["noisy gradient", "quantized texture", "blurred texture"]),
+]
+
+
+def pooling_factor(w, h):
+    """ssim.m: f = max(1, round(min(M, N) / 256)), MATLAB's round (halves away from zero)."""
+    return max(1, int(np.floor(min(w, h) / 256 + 0.5)))
+
+
+def pooled(plane, factor):
+    """The mean of each whole factor x factor square from the top left, rounded half up."""
+    if factor == 1:
+        return plane
+    h, w = plane.shape
+    ph, pw = h // factor, w // factor
+    blocks = plane[:ph * factor, :pw * factor].reshape(ph, factor, pw, factor).sum(axis=(1, 3))
+    return (blocks + factor * factor // 2) // (factor * factor)
+
+
 def ssim(picture, reference):
     return structural_similarity(
         picture.astype(np.float64), reference.astype(np.float64), gaussian_weights=True, sigma=1.5,
@@ -107,6 +135,15 @@ def main():
             picture, reference, channel_axis=2, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
             data_range=255, K1=0.01, K2=0.03)
         print(f'("{name}", {w}, {h}, {value:.12f}),')
+    print("// shown in a view: pooled by the factor, then as the colour cases")
+    for name, w, h, planes in SHOWN_CASES:
+        factor = pooling_factor(w, h)
+        picture = np.stack([pooled(by_name[plane][3](w, h), factor) for plane in planes], axis=2).astype(np.float64)
+        reference = np.stack([pooled(by_name[plane][4](w, h), factor) for plane in planes], axis=2).astype(np.float64)
+        value = structural_similarity(
+            picture, reference, channel_axis=2, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
+            data_range=255, K1=0.01, K2=0.03)
+        print(f'("{name}", {w}, {h}, {factor}, {value:.12f}),')
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 import Foundation
 import LadderCore
 import LadderImaging
+import LadderManifest
 
 /// `ladder-bench floor FILE...` (for scripts/bench): the work no tool can avoid for each
 /// file at ladder's quality, timed with ladder's own decoder, resampler and encoder: one decode

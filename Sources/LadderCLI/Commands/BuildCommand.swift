@@ -153,8 +153,8 @@ struct BuildCommand: LadderCommand {
         }
     }
 
-    /// "format siblings: 40 written (webp 20, jxl 20), 3 skipped as not smaller than their JPEG
-    /// (webp 3)", nil when the build made none.
+    /// "format siblings: 40 written (webp 20, jxl 20), 3 skipped as not smaller than their JPEG at
+    /// equal quality (webp 3)", nil when the build made none.
     static func siblingsLine(_ report: BuildReport) -> String? {
         func counts(_ byFormat: [SiblingFormat: Int]) -> String {
             byFormat.keys.sorted().map { "\($0.rawValue) \(byFormat[$0] ?? 0)" }.joined(separator: ", ")
@@ -164,7 +164,7 @@ struct BuildCommand: LadderCommand {
         guard written + skipped > 0 else { return nil }
         var line = "format siblings: \(written) written"
         if written > 0 { line += " (\(counts(report.siblingsWritten)))" }
-        line += ", \(skipped) skipped as not smaller than their JPEG"
+        line += ", \(skipped) skipped as not smaller than their JPEG at equal quality"
         if skipped > 0 { line += " (\(counts(report.siblingsSkipped)))" }
         return line
     }

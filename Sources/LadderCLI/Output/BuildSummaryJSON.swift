@@ -22,8 +22,8 @@ struct BuildSummaryJSON: Encodable {
     var sources: Int
     var hashed: Int
     var written: Int
-    /// Format siblings written and skipped (not smaller than their JPEG), by format; absent
-    /// when the pipeline asks for none.
+    /// Format siblings written and skipped (not smaller than their JPEG at equal quality), by
+    /// format; absent when the pipeline asks for none.
     var siblings: Siblings?
     var removed: Int
     var output: String

@@ -24,7 +24,8 @@ package struct BuildReport: Sendable, Equatable {
     package var filesWritten: Int
     /// Format siblings written, by format.
     package var siblingsWritten: [SiblingFormat: Int] = [:]
-    /// Format siblings not written because they were not smaller than their JPEG rung, by format.
+    /// Format siblings not written because they were not smaller than their JPEG rung at equal quality, by
+    /// format.
     package var siblingsSkipped: [SiblingFormat: Int] = [:]
     /// Stale variant files deleted.
     package var filesRemoved: Int

@@ -45,31 +45,57 @@ package enum Defaults {
 
     // MARK: - Format siblings
 
-    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9: the default keeps
-    /// a build with every format on every variant within twice a JPEG-only build's CPU time on
-    /// the test corpus (docs/BENCHMARKS.md, "Format siblings").
+    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9: the fastest. A
+    /// build with AVIF on every variant already costs 3.5 times a JPEG-only build's CPU on the
+    /// test corpus, and effort 2 takes 5 to 7 times as long per encode (docs/BENCHMARKS.md,
+    /// "Format siblings").
     package static let avifEffort = 0
-    /// libwebp's effort for WebP siblings, 0...6: libwebp's and sharp's default.
-    package static let webpEffort = 4
+    /// libwebp's effort for WebP siblings, 0...6: less than half the CPU time of libwebp's
+    /// default 4 for 3 % more bytes at full size (docs/BENCHMARKS.md, "Format siblings").
+    package static let webpEffort = 2
     /// libjxl's effort for JPEG XL recompression, 1...9: libjxl's default. Effort barely
     /// changes the cost of recompressing a JPEG (docs/BENCHMARKS.md, "Format siblings").
     package static let jxlEffort = 7
 
-    /// The calibration of sibling qualities: for a JPEG rung of quality `jpeg`, the quality of
-    /// its WebP and AVIF siblings, between these points linearly (and beyond them as at the
-    /// nearest). Meant to be the lowest quality at which every sibling of the corpus is at least
-    /// as close to the resized picture as its JPEG, by butteraugli and by SSIM, as
-    /// `scripts/bench --formats --calibrate` finds it; these points are not that yet:
-    /// `scripts/bench --formats --only quality` finds the siblings they make less close than
-    /// their JPEGs (docs/BENCHMARKS.md, "Format siblings").
+    /// The largest box (`maxWidth` x `maxHeight`) of a variant whose WebP and AVIF qualities are
+    /// searched per picture (`SiblingProbe`): 640 x 640, the large thumbnail. Every probe is
+    /// measured by butteraugli, whose cost grows with the pixels; larger variants take the
+    /// calibration's quality.
+    package static let siblingProbePixels = 640 * 640
+    /// Encodes a quality search tries at most, per picture and format.
+    package static let siblingProbes = 4
+    /// What a searched sibling must beat the JPEG by, as a share of its butteraugli distance and
+    /// of SSIM's distance from 1: decoders round color conversion differently (libheif's and
+    /// libavif's AVIF decodes of one file differ by up to 1.3 % in butteraugli on flat art).
+    package static let siblingMargin = 0.02
+
+    /// The calibration of sibling qualities for variants larger than the thumbnails: for a JPEG
+    /// rung of quality `jpeg`, the quality of its WebP and AVIF siblings (between points
+    /// linearly, beyond them as at the nearest). At JPEG 85 it is the lowest quality at which
+    /// every corpus photo's full-size sibling is as close to the resized picture as its JPEG, by
+    /// butteraugli and by SSIM (`scripts/bench --formats --only calibrate --calibrate-variants
+    /// full:85`: AVIF 89, WebP 95 for the worst photo). Only that point is measured: a JPEG of
+    /// lower quality gets the same (closer than needed), one of higher quality is not checked.
     package static let siblingCalibration: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
+        .webp: [(85, 95)],
+        .avif: [(85, 89)],
+    ]
+
+    /// Where the thumbnails' search per picture starts (`SiblingProbe`), by JPEG quality as
+    /// `siblingCalibration`: below what most corpus thumbnails need, so that the search steps up
+    /// to the picture's own quality.
+    package static let siblingSearchStart: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = [
         .webp: [(50, 50), (80, 80), (85, 85), (95, 95)],
         .avif: [(50, 30), (80, 55), (85, 60), (95, 80)],
     ]
 
-    /// The WebP or AVIF quality that matches a JPEG of quality `jpegQuality`.
-    package static func siblingQuality(_ format: SiblingFormat, jpegQuality: Int) -> Int {
-        guard let points = siblingCalibration[format], let first = points.first, let last = points.last else {
+    /// The WebP or AVIF quality that matches a JPEG of quality `jpegQuality` by `table`
+    /// (`siblingCalibration` or `siblingSearchStart`).
+    package static func siblingQuality(
+        _ format: SiblingFormat, jpegQuality: Int,
+        table: [SiblingFormat: [(jpeg: Int, sibling: Int)]] = siblingCalibration
+    ) -> Int {
+        guard let points = table[format], let first = points.first, let last = points.last else {
             return jpegQuality
         }
         if jpegQuality <= first.jpeg { return first.sibling }

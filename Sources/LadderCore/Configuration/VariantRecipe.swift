@@ -33,7 +33,8 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
     /// The settings each sibling of this variant is encoded with.
     package func siblingEncoding(_ format: SiblingFormat) -> SiblingEncoding {
         SiblingEncoding(
-            format: format, jpegQuality: quality, fullChroma: chroma.isFull(quality: quality), avifEffort: avifEffort)
+            format: format, jpegQuality: quality, fullChroma: chroma.isFull(quality: quality), avifEffort: avifEffort,
+            probes: maxWidth * maxHeight <= Defaults.siblingProbePixels)
     }
 
     /// The box the variant fits in.

@@ -273,8 +273,7 @@ package struct ProgressiveReplay: Sendable {
             report.firstRungIsFullSize = pixels.width >= report.width && pixels.height >= report.height
         }
         let values = ScreenQuality.measure(
-            shown.map { screens[$0] } + (rung.map { [$0.1] } ?? []), reference: reference, width: display.width,
-            height: display.height)
+            shown.map { screens[$0] } + (rung.map { [$0.1] } ?? []), reference: reference, shownAt: display)
         func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
         for (index, value) in zip(shown, values) { report.scans[index].screen = rounded(value) }
         if let rung {

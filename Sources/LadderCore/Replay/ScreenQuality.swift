@@ -10,16 +10,23 @@ package import LadderImaging
 ///   (block smoothing on, chroma upsampled by libjpeg), kept in JPEG's own YCbCr, and each plane
 ///   is scaled on its own.
 /// - **The measure** is SSIM (Wang, Bovik, Sheikh and Simoncelli 2004, `ImageQuality.ssim`) of
-///   each of the Y, Cb and Cr planes against the final picture's at that size, averaged with
-///   equal weights: what scikit-image's `structural_similarity` gives for a multichannel
-///   picture (`channel_axis`: "the mean SSIM over channels"), given JPEG's own YCbCr planes.
-///   The weights Wang, Lu and Bovik give for colour video ("Video quality assessment based on
-///   structural distortion measurement", Signal Processing: Image Communication 19(2), 2004:
-///   0.8, 0.1, 0.1) were tried first: SSIM of a chroma plane stays near 0.95 until its AC
-///   arrives, so at a tenth of the weight chroma hardly counted, and the choice sent it after
-///   all of luma, which NVIDIA's FLIP, a colour-aware perceptual metric, scores as the worst
-///   order (docs/SCAN_SCRIPTS.md). A grayscale picture is measured on its one plane. The tests
-///   hold the measure to scikit-image's.
+///   each of the Y, Cb and Cr planes against the final picture's, averaged with equal weights:
+///   what scikit-image's `structural_similarity` gives for a multichannel picture
+///   (`channel_axis`: "the mean SSIM over channels"), given JPEG's own YCbCr planes. It is
+///   taken at the scale its authors recommend for a picture of the view's size, not pixel by
+///   pixel of the view: their reference implementation (Wang's `ssim.m`, 2009, "automatic
+///   downsampling") first averages F x F pixels, F = max(1, round(min(width, height) / 256)),
+///   because SSIM's 11-pixel window judges structure at one scale only and the right scale
+///   depends on how far the viewer is from the picture (`poolingFactor(for:)`, `pooled`; piq's
+///   `ssim(downsample=True)` does the same with an average pool). Measured pixel by pixel of a
+///   1280-pixel view, the fine texture a phone's screen hardly shows outweighed both colour and
+///   the coarse structure that arrives first, and the choice kept the luma of the whole
+///   picture before its low frequencies (docs/SCAN_SCRIPTS.md). The weights Wang, Lu and Bovik
+///   give for colour video ("Video quality assessment based on structural distortion
+///   measurement", Signal Processing: Image Communication 19(2), 2004: 0.8, 0.1, 0.1) were
+///   tried first: SSIM of a chroma plane stays near 0.95 until its AC arrives, so at a tenth
+///   of the weight chroma hardly counted. A grayscale picture is measured on its one plane.
+///   The tests hold the measure to scikit-image's, after the same averaging.
 package enum ScreenQuality {
     /// The weights of the Y, Cb and Cr planes: equal, as scikit-image averages channels.
     package static let planeWeights = [1.0 / 3, 1.0 / 3, 1.0 / 3]
@@ -34,6 +41,64 @@ package enum ScreenQuality {
         guard size.width > displayWidth, displayWidth > 0 else { return size }
         let height = max(1, (size.height * displayWidth * 2 + size.width) / (size.width * 2))
         return PixelSize(width: displayWidth, height: height)
+    }
+
+    /// The side, in pixels of the view, of the squares averaged into one pixel before SSIM for
+    /// a view of `display` (Wang's `ssim.m`): max(1, round(min(width, height) / 256)), halves
+    /// rounded up. 4 for a 1280 x 960 view, 3 for 1280 x 853, 1 below 384 pixels.
+    package static func poolingFactor(for display: PixelSize) -> Int {
+        max(1, Int((Double(min(display.width, display.height)) / 256).rounded()))
+    }
+
+    /// `planes` of `width` x `height` with each `factor` x `factor` square of pixels from the
+    /// top left replaced by its mean (rounded half up; a last partial row or column is dropped,
+    /// as an average pool does), and the new size.
+    package static func pooled(
+        _ planes: [[UInt8]], width: Int, height: Int, factor: Int
+    ) -> (planes: [[UInt8]], width: Int, height: Int) {
+        guard factor > 1 else { return (planes, width, height) }
+        let (pooledWidth, pooledHeight) = pooledSize(width: width, height: height, factor: factor)
+        let (across, down) = (min(factor, width), min(factor, height))
+        let count = across * down
+        let pooled = planes.map { plane in
+            [UInt8](unsafeUninitializedCapacity: pooledWidth * pooledHeight) { target, written in
+                plane.withUnsafeBufferPointer { source in
+                    var sums = [Int](repeating: 0, count: pooledWidth)
+                    for row in 0..<pooledHeight {
+                        for column in 0..<pooledWidth { sums[column] = 0 }
+                        for y in (row * factor)..<(row * factor + down) {
+                            let line = y * width
+                            for column in 0..<pooledWidth {
+                                var sum = 0
+                                let start = line + column * factor
+                                for x in start..<(start + across) { sum += Int(source[x]) }
+                                sums[column] += sum
+                            }
+                        }
+                        for column in 0..<pooledWidth {
+                            target[row * pooledWidth + column] = UInt8((sums[column] + count / 2) / count)
+                        }
+                    }
+                }
+                written = pooledWidth * pooledHeight
+            }
+        }
+        return (pooled, pooledWidth, pooledHeight)
+    }
+
+    /// The size of a `width` x `height` plane `pooled` by `factor`.
+    package static func pooledSize(width: Int, height: Int, factor: Int) -> (width: Int, height: Int) {
+        factor > 1 ? (max(1, width / factor), max(1, height / factor)) : (width, height)
+    }
+
+    /// The measure of each picture against `reference`, all shown in a view of `display`: the
+    /// planes pooled by `poolingFactor(for: display)`, then `measure`d.
+    package static func measure(_ pictures: [[[UInt8]]], reference: [[UInt8]], shownAt display: PixelSize) -> [Double] {
+        let factor = poolingFactor(for: display)
+        let target = pooled(reference, width: display.width, height: display.height, factor: factor)
+        return measure(
+            pictures.map { pooled($0, width: display.width, height: display.height, factor: factor).planes },
+            reference: target.planes, width: target.width, height: target.height)
     }
 
     /// The planes a decoded picture is measured on: Y, Cb and Cr for a YCbCr or RGB picture

@@ -31,9 +31,10 @@ package struct ScanScriptChoice: Sendable {
 ///   (`PictureState`: block smoothing, on as browsers decode, reads both), so each distinct
 ///   state is decoded once.
 /// - Scan lengths and pictures are measured on a sample of the image: square tiles of whole
-///   iMCUs spread evenly over it, decoded at full resolution, each tile's inside scaled to the
-///   view's scale as the whole picture would be, the lengths scaled up to the whole image
-///   (`sampling(_:scoringPixels:)`); the first rung is cut at the same places of the view.
+///   iMCUs spread evenly over it (large enough for the measure's pooling, `tileSide`), decoded
+///   at full resolution, each tile's inside scaled to the view's scale and pooled as the whole
+///   picture would be, the lengths scaled up to the whole image
+///   (`sampling(_:scoringPixels:tileSide:)`); the first rung is cut at the same places of the view.
 /// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
 package struct ScanScriptChooser: Sendable {
     /// The number of scans every candidate has.
@@ -120,7 +121,10 @@ package struct ScanScriptChooser: Sendable {
         guard let structure = try? JPEGStructure(parsing: jpeg), structure.width > 0, structure.height > 0 else {
             throw ImagingError(operation: "choose a scan script", path: nil, reason: "not a well-formed JPEG")
         }
-        let sampling = Self.sampling(structure, scoringPixels: scoringPixels)
+        let image = PixelSize(width: structure.width, height: structure.height)
+        let display = ScreenQuality.displaySize(of: image, displayWidth: displayWidth)
+        let sampling = Self.sampling(
+            structure, scoringPixels: scoringPixels, tileSide: Self.tileSide(image: image, display: display))
         let coefficients = try JPEGCoefficients(reading: jpeg, sample: sampling?.sample)
         let candidates = scripts ?? ScanScriptCandidates.all(scans: scans, components: coefficients.components)
         guard !candidates.isEmpty else {
@@ -131,10 +135,7 @@ package struct ScanScriptChooser: Sendable {
             )
         }
         let view = View(
-            image: PixelSize(width: structure.width, height: structure.height),
-            display: ScreenQuality.displaySize(
-                of: PixelSize(width: structure.width, height: structure.height), displayWidth: displayWidth),
-            sampling: sampling)
+            image: image, display: display, factor: ScreenQuality.poolingFactor(for: display), sampling: sampling)
         // From the sample to the whole image: entropy-coded data grows with the iMCUs kept, and
         // the whole file has the source's metadata segments in its head.
         let dataScale = sampling?.dataScale ?? 1
@@ -226,6 +227,17 @@ package struct ScanScriptChooser: Sendable {
     /// tiles of 128 with a margin of 16 (fewer places, for the same pixels) did not.
     static let tileSide = 96
     static let tileMargin = 8
+    /// The least side of a tile's inside as the measure sees it (at the view's scale, pooled
+    /// by `ScreenQuality.poolingFactor`): 24 pixels hold 14 x 14 of SSIM's 11-pixel windows.
+    static let measuredTileSide = 24
+
+    /// The side of the sample's tiles for an image shown in a view of `display`: `tileSide`, or
+    /// larger when the measure's pooling would leave a tile's inside under `measuredTileSide`.
+    package static func tileSide(image: PixelSize, display: PixelSize) -> Int {
+        let factor = ScreenQuality.poolingFactor(for: display)
+        let inner = (measuredTileSide * factor * image.width + display.width - 1) / max(1, display.width)
+        return max(tileSide, inner + 2 * tileMargin)
+    }
 
     /// The sample to measure the image of `structure` on, or nil to measure the whole image (an
     /// image of at most `scoringPixels` pixels, or too small for 4 tiles): a grid of square
@@ -233,12 +245,12 @@ package struct ScanScriptChooser: Sendable {
     /// evenly over the image in both directions, as many across as its shape asks. Whole-width bands of one
     /// iMCU row, as revision 3 sampled, misjudged photos: every block of such a sample lies
     /// within two blocks of another band, so block smoothing worked from the wrong neighbours.
-    static func sampling(_ structure: JPEGStructure, scoringPixels: Int) -> Sampling? {
+    static func sampling(_ structure: JPEGStructure, scoringPixels: Int, tileSide: Int = tileSide) -> Sampling? {
         let (width, height) = (structure.width, structure.height)
         guard width * height > scoringPixels else { return nil }
         let imcuWidth = 8 * (structure.components.map(\.horizontalSampling).max() ?? 1)
         let imcuHeight = 8 * (structure.components.map(\.verticalSampling).max() ?? 1)
-        let (columns, rows) = (max(1, tileSide / imcuWidth), max(1, tileSide / imcuHeight))
+        let (columns, rows) = ((tileSide + imcuWidth - 1) / imcuWidth, (tileSide + imcuHeight - 1) / imcuHeight)
         let (tileWidth, tileHeight) = (columns * imcuWidth, rows * imcuHeight)
         let imcusAcross = (width + imcuWidth - 1) / imcuWidth
         let imcusDown = (height + imcuHeight - 1) / imcuHeight
@@ -283,7 +295,15 @@ package struct ScanScriptChooser: Sendable {
     struct View {
         var image: PixelSize
         var display: PixelSize
+        /// The measure's pooling (`ScreenQuality.poolingFactor(for: display)`).
+        var factor: Int
         var sampling: Sampling?
+
+        /// Planes at the view's scale as the measure sees them: pooled by `factor`.
+        func measuredPart(_ planes: [[UInt8]], width: Int, height: Int) -> (planes: [[UInt8]], width: Int, height: Int)
+        {
+            ScreenQuality.pooled(planes, width: width, height: height, factor: factor)
+        }
 
         /// The size of a tile's inside, in the image and at the view's scale.
         var inner: (width: Int, height: Int) {
@@ -300,9 +320,10 @@ package struct ScanScriptChooser: Sendable {
         func parts(of pixels: DecodedPixels) -> MeasuredParts {
             let planes = ScreenQuality.planes(of: pixels)
             guard let sampling else {
-                return MeasuredParts(
-                    parts: [ScreenQuality.scaled(planes, width: pixels.width, height: pixels.height, to: display)],
+                let part = measuredPart(
+                    ScreenQuality.scaled(planes, width: pixels.width, height: pixels.height, to: display),
                     width: display.width, height: display.height)
+                return MeasuredParts(parts: [part.planes], width: part.width, height: part.height)
             }
             let margin = ScanScriptChooser.tileMargin
             let (innerWidth, innerHeight) = inner
@@ -316,10 +337,12 @@ package struct ScanScriptChooser: Sendable {
                     let cut = planes.map {
                         Self.crop($0, width: pixels.width, left: left, top: top, width: innerWidth, height: innerHeight)
                     }
-                    parts.append(ScreenQuality.scaled(cut, width: innerWidth, height: innerHeight, to: target))
+                    let scaled = ScreenQuality.scaled(cut, width: innerWidth, height: innerHeight, to: target)
+                    parts.append(measuredPart(scaled, width: target.width, height: target.height).planes)
                 }
             }
-            return MeasuredParts(parts: parts, width: target.width, height: target.height)
+            let measured = ScreenQuality.pooledSize(width: target.width, height: target.height, factor: factor)
+            return MeasuredParts(parts: parts, width: measured.width, height: measured.height)
         }
 
         /// The rung in `jpeg`, stretched to the view, in the measured parts (the same places of
@@ -331,7 +354,8 @@ package struct ScanScriptChooser: Sendable {
             let size = PixelSize(width: pixels.width, height: pixels.height)
             let shown = ScreenQuality.shown(pixels, at: display)
             guard let sampling else {
-                return (MeasuredParts(parts: [shown], width: display.width, height: display.height), size)
+                let part = measuredPart(shown, width: display.width, height: display.height)
+                return (MeasuredParts(parts: [part.planes], width: part.width, height: part.height), size)
             }
             let margin = ScanScriptChooser.tileMargin
             let target = scaledInner
@@ -342,12 +366,14 @@ package struct ScanScriptChooser: Sendable {
                 let top = min(
                     display.height - target.height,
                     ((origin.y + margin) * display.height + image.height / 2) / image.height)
-                return shown.map {
+                let cut = shown.map {
                     Self.crop(
                         $0, width: display.width, left: left, top: top, width: target.width, height: target.height)
                 }
+                return measuredPart(cut, width: target.width, height: target.height).planes
             }
-            return (MeasuredParts(parts: parts, width: target.width, height: target.height), size)
+            let measured = ScreenQuality.pooledSize(width: target.width, height: target.height, factor: factor)
+            return (MeasuredParts(parts: parts, width: measured.width, height: measured.height), size)
         }
 
         static func crop(
@@ -387,11 +413,26 @@ package struct ScanScriptChooser: Sendable {
     /// replaces what is on screen within the budget (or within the first round trip,
     /// `firstRoundTripBytes`; any, when the first rung is as large as the image), or, when none does, the one whose picture does so first, with
     /// advice on what it takes when the budget was set (`budgetIsSet`).
+    ///
+    /// With a first rung on screen, the candidates that withhold the DC's lowest bit are scored
+    /// only when no other candidate meets the budget: they are there for the budget (a smaller
+    /// first scan, for a smooth image on a blank screen), and over a thumbnail the measure of
+    /// revision 6 chose one for 1 image of 29, which FLIP scored 26 % worse than the fixed
+    /// script (docs/SCAN_SCRIPTS.md); scoring them for every image cost a sixth of the choice.
     package func choose(_ jpeg: [UInt8], firstRung: [UInt8]? = nil) throws(ImagingError) -> ScanScriptChoice {
-        let (coefficients, estimates) = try estimates(for: jpeg, firstRung: firstRung)
-        let within = estimates.filter {
-            $0.firstPictureShare <= firstPictureBudget || $0.shownAt <= firstRoundTripBytes || $0.firstRungIsFullSize
+        func meetsBudget(_ estimate: Estimate) -> Bool {
+            estimate.firstPictureShare <= firstPictureBudget || estimate.shownAt <= firstRoundTripBytes
+                || estimate.firstRungIsFullSize
         }
+        let components = (try? JPEGStructure(parsing: jpeg))?.components.count ?? 0
+        let all = ScanScriptCandidates.all(scans: scans, components: components)
+        let fullDC = all.filter { $0.scans.first.map { $0.al == 0 } ?? true }
+        var (coefficients, estimates) = try estimates(
+            for: jpeg, scripts: firstRung != nil && !fullDC.isEmpty ? fullDC : nil, firstRung: firstRung)
+        if estimates.count < all.count, !estimates.contains(where: meetsBudget) {
+            (coefficients, estimates) = try self.estimates(for: jpeg, firstRung: firstRung)
+        }
+        let within = estimates.filter(meetsBudget)
         let best: Estimate
         var advice: String?
         if let winner = within.max(by: { $0.quality < $1.quality }) {

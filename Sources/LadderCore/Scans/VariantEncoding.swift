@@ -33,6 +33,15 @@ package struct PartlyEncodedVariant: Sendable {
         return encoded
     }
 
+    /// A JPEG with the rung's pixels: the finished file, or the baseline encode whose
+    /// coefficients every candidate script writes (any of them decodes to the same picture).
+    package var picturesJPEG: [UInt8] {
+        switch stage {
+        case .done(let encoded): encoded.bytes
+        case .choosing(let baseline, _): baseline
+        }
+    }
+
     /// Finishes the encode: for a chosen script, scores the candidates, with `firstRung` (the
     /// file of the variant `firstRung` names) on screen until this one beats it, and writes the
     /// best.

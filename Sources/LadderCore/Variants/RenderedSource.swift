@@ -117,7 +117,8 @@ package struct RenderedVariant: Sendable {
     package var budgetAdvice: String? = nil
     /// The format siblings made, in `SiblingFormat` order.
     package var siblings: [RenderedSibling] = []
-    /// The formats the recipe asks for whose sibling was not smaller than the JPEG, so not kept.
+    /// The formats the recipe asks for whose sibling was not smaller than the JPEG at equal
+    /// quality, so not kept.
     package var skippedSiblings: [SiblingFormat] = []
 }
 

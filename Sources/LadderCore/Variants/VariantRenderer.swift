@@ -87,8 +87,10 @@ package struct VariantRenderer: SourceRendering {
                         image = try picture.resized(to: size, with: resampling).inMemory()
                     }
                     let partial = try recipe.startEncoding(image, exif: exif)
-                    // WebP and AVIF from the same picture as the JPEG, while it is in memory.
-                    let siblings = try SiblingEncoder(recipe: recipe).encodePictureSiblings(image)
+                    // WebP and AVIF from the same picture as the JPEG, while it is in memory, each
+                    // as close to it as the JPEG's pixels.
+                    let siblings = try SiblingEncoder(recipe: recipe).encodePictureSiblings(
+                        image, jpeg: partial.picturesJPEG)
                     pending.append((recipe, size, image.bands, partial, siblings))
                 }
             }
