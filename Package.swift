@@ -40,6 +40,11 @@ let package = Package(
         .systemLibrary(
             name: "CJXL", pkgConfig: "libjxl",
             providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
+        // yajl: JSON parsed as a stream of events, so that verify reads a manifest of any size
+        // one image at a time.
+        .systemLibrary(
+            name: "CYajl", pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]),
         // libjpeg-turbo: exact progressive scan scripts and buffered-image replay.
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
@@ -61,7 +66,8 @@ let package = Package(
         .target(
             name: "LadderImaging",
             dependencies: [
-                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "LadderManifest",
+                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "CYajl",
+                "LadderManifest",
             ],
             swiftSettings: swiftSettings),
         // The manifest format and the client-side resolver; pure Swift.

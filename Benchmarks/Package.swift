@@ -30,13 +30,15 @@ let package = Package(
         .systemLibrary(name: "CLCMS", pkgConfig: "lcms2"),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg"),
         .systemLibrary(name: "CJXL", pkgConfig: "libjxl"),
+        .systemLibrary(name: "CYajl", pkgConfig: "yajl"),
         .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
         .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),
         .target(name: "LadderJPEG", dependencies: ["CLadderJPEG", "CJPEG"], swiftSettings: swiftSettings),
         .target(
             name: "LadderImaging",
             dependencies: [
-                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "LadderManifest",
+                "CLadder", "CLadderJPEG", "LadderJPEG", "CVips", "CExif", "CLCMS", "CJXL", "CYajl",
+                "LadderManifest",
             ],
             swiftSettings: swiftSettings),
         .target(name: "LadderManifest", swiftSettings: swiftSettings),

@@ -10,14 +10,20 @@ extension Manifest {
     /// The manifest as JSON: pretty-printed, keys sorted, no timestamps, a final newline, so
     /// that the same build always gives the same bytes.
     public func jsonData() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = Self.jsonEncoder()
         var normalized = self
         for (key, entry) in normalized.images { normalized.images[key]?.sources = entry.sources.sorted() }
         // Encoding plain structs of strings and integers cannot fail.
         var data = (try? encoder.encode(normalized)) ?? Data()
         data.append(0x0A)
         return data
+    }
+
+    /// The encoder of `jsonData()`.
+    static func jsonEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 
     /// Reads and checks a manifest. Manifests are untrusted input: besides the JSON shape, the

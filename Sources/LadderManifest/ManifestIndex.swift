@@ -153,14 +153,18 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
 
     /// Every file of the index of `manifest`, by path relative to the manifest's folder: the
     /// layout file and one file for each prefix, in the index folder of a manifest named
-    /// `manifestName`.
-    public static func files(for manifest: Manifest, manifestName: String = defaultManifestName) -> [String: Data] {
+    /// `manifestName`; with `only`, the layout file and the files of those prefixes.
+    public static func files(
+        for manifest: Manifest, manifestName: String = defaultManifestName, only: Set<String>? = nil
+    ) -> [String: Data] {
         let folder = folder(forManifestNamed: manifestName)
         let length = prefixLength(forImageCount: manifest.images.count)
         var byPrefix: [Substring: [String: Entry]] = [:]
-        for (sha1, entry) in manifest.images { byPrefix[sha1.prefix(length), default: [:]][sha1] = Entry(entry) }
+        for (sha1, entry) in manifest.images where only?.contains(String(sha1.prefix(length))) ?? true {
+            byPrefix[sha1.prefix(length), default: [:]][sha1] = Entry(entry)
+        }
         var files = [folder + "/" + layoutName: Layout(prefixLength: length).jsonData()]
-        for prefix in prefixes(length: length) {
+        for prefix in prefixes(length: length) where only?.contains(prefix) ?? true {
             let index = ManifestIndex(images: byPrefix[Substring(prefix)] ?? [:])
             files[folder + "/" + prefix + ".json"] = index.jsonData()
         }

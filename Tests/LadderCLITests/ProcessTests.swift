@@ -122,6 +122,102 @@ struct ProcessTests {
         }
     }
 
+    @Test(
+        "verify reads a manifest of 4,800 images and 120 MB in less memory than the manifest's size",
+        .enabled(if: ExternalTools.runs(with: ProcessTests.gnuTime), ExternalTools.absence("GNU time (/usr/bin/time)")))
+    func verifyStreamsTheManifest() throws {
+        _ = try ExternalTools.require(Self.gnuTime, "GNU time (/usr/bin/time)")
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 1, size: 300)
+        #expect(try LadderExecutable.run(["build"], in: folder.path).status == 0)
+        let built = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+        let (key, entry) = try #require(built.images.first)
+        // Each image is the built one under another SHA1, padded with 25 kB of a key readers
+        // ignore, so that the manifest is large while its images' files are few.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = String(decoding: try encoder.encode(entry), as: UTF8.self).dropFirst()
+        let padded = "{\"notes\":\"" + String(repeating: "x", count: 25_000) + "\"," + body
+        let count = 4_800
+        var images = (0..<count - 1).map { "\"" + String(format: "%040x", $0) + "\":" + padded }
+        images.append("\"" + key + "\":" + padded)
+        var top = built
+        top.images = [:]
+        let text = String(decoding: try encoder.encode(top), as: UTF8.self)
+            .replacingOccurrences(of: "\"images\":{}", with: "\"images\":{" + images.joined(separator: ",") + "}")
+        try folder.write(text, to: "build/variants/manifest.json")
+
+        let run = try Self.measured(["verify", "--json"], in: folder)
+        #expect(run.output.contains("\"images\":\(count)"), "\(run.output.prefix(300))")
+        // The built image's files are all there and intact: every image that names them passes.
+        #expect(!run.output.contains("\"kind\":\"missing\""))
+        #expect(!run.output.contains("\"kind\":\"checksum\""))
+        #expect(run.output.contains("\"kind\":\"index\""), "the index is the one image's")
+        #expect(
+            run.peakKilobytes < text.utf8.count / 1024,
+            "peak RSS \(run.peakKilobytes) kB for a manifest of \(text.utf8.count / 1024) kB")
+    }
+
+    @Test(
+        "merge joins 2 shards of 2,400 images and 60 MB each in less memory than their size, as a whole merge would",
+        .enabled(if: ExternalTools.runs(with: ProcessTests.gnuTime), ExternalTools.absence("GNU time (/usr/bin/time)")))
+    func mergeStreamsThePartialManifests() throws {
+        _ = try ExternalTools.require(Self.gnuTime, "GNU time (/usr/bin/time)")
+        try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))
+        let folder = try Self.project(photos: 2, size: 300)
+        for shard in ["1/2", "2/2"] {
+            #expect(try LadderExecutable.run(["build", "--shard", shard], in: folder.path).status == 0)
+        }
+        let names = ["manifest.shard-1-of-2.json", "manifest.shard-2-of-2.json"]
+        var partials = try names.map { try Manifest(jsonData: Data(folder.read("build/variants/" + $0))) }
+        let built = try #require(partials.flatMap(\.images).first)
+        // Each shard gets images of its own (the first 64 bits of the SHA1, modulo 2, pick the
+        // shard), each the built image under another SHA1 and another source, padded with 25 kB
+        // of a key readers ignore, so that the partial manifests are large.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let count = 4_800
+        var sources = partials.flatMap { $0.images.values.flatMap(\.sources) }
+        var padded: [[(key: String, json: String)]] = [[], []]
+        for number in 0..<count {
+            var entry = built.value
+            entry.sources = ["photos/padding-\(number).png"]
+            sources += entry.sources
+            let body = String(decoding: try encoder.encode(entry), as: UTF8.self).dropFirst()
+            let key = String(format: "%016llx", UInt64(number)) + String(repeating: "0", count: 24)
+            padded[number % 2].append((key, "{\"notes\":\"" + String(repeating: "x", count: 25_000) + "\"," + body))
+        }
+        sources.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let sourcesSHA1 = Checksum.hex(.sha1, of: Array(sources.map { $0 + "\n" }.joined().utf8))
+        var total = 0
+        for index in partials.indices {
+            var top = partials[index]
+            let images = top.images.map {
+                (key: $0.key, json: String(decoding: try! encoder.encode($0.value), as: UTF8.self))
+            }
+            top.images = [:]
+            top.shard?.sources = sources.count
+            top.shard?.sourcesSHA1 = sourcesSHA1
+            let members = (images + padded[index]).sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.json)" }
+            let text = String(decoding: try encoder.encode(top), as: UTF8.self)
+                .replacingOccurrences(of: "\"images\":{}", with: "\"images\":{" + members.joined(separator: ",") + "}")
+            try folder.write(text, to: "build/variants/" + names[index])
+            total += text.utf8.count
+            partials[index] = try Manifest(jsonData: Data(text.utf8))
+        }
+        // What merging the whole manifests gives, which the merge must write byte for byte.
+        let (whole, problems) = ManifestMerger.merge(Array(zip(names, partials)).map { ($0.0, $0.1) })
+        #expect(problems.isEmpty, "\(problems)")
+        let expected = try #require(whole).jsonData()
+
+        let run = try Self.measured(["merge", "--json", "--keep-partials"], in: folder)
+        #expect(run.status == 0, "\(run.output.prefix(300))")
+        #expect(try Data(folder.read("build/variants/manifest.json")) == expected)
+        #expect(
+            run.peakKilobytes < total / 1024,
+            "peak RSS \(run.peakKilobytes) kB for partial manifests of \(total / 1024) kB")
+    }
+
     @Test("verify exits 74 when a file it must check exists but cannot be read")
     func unreadableVariant() throws {
         try #require(LadderExecutable.path != nil, Comment(rawValue: LadderExecutable.absenceNote))

@@ -53,7 +53,7 @@ struct NoOpBuildTests {
         #expect(folder.modificationTimes(under: "build") == times)
     }
 
-    @Test("a one-change rebuild rewrites exactly that image's entry; the next build is a no-op again")
+    @Test("a one-change rebuild rewrites exactly that image's entry and index; the next build is a no-op again")
     func oneChange() throws {
         let folder = try Self.settledProject()
         let before = try Self.images(folder)
@@ -67,6 +67,12 @@ struct NoOpBuildTests {
         #expect(Set(after.keys) == Set(before.keys).subtracting([old]).union([new]))
         for (sha1, entry) in before where sha1 != old { #expect(after[sha1] == entry, "\(sha1) is untouched") }
         #expect((after[new]?["sources"] as? [String]) == ["photos/p1.jpg"])
+        // Only the prefix files of the image that left and the one that came are made again, and
+        // the index is what writing it whole gives.
+        let manifest = try Manifest(jsonData: Data(folder.read("build/variants/manifest.json")))
+        for (path, data) in ManifestIndex.files(for: manifest) {
+            #expect(try folder.read("build/variants/" + path) == [UInt8](data), "\(path) as a whole index has it")
+        }
         // The changed source is too recent for the record to trust until it ages.
         let anHourAgo = Date().addingTimeInterval(-3600)
         try FileManager.default.setAttributes(

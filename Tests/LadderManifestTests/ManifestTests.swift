@@ -37,6 +37,38 @@ struct ManifestTests {
         #expect(!text.contains("\\/"), "slashes are not escaped")
     }
 
+    @Test("the manifest written in pieces, image by image, is the bytes of the whole manifest's encoding")
+    func piecesAreTheWholeEncoding() throws {
+        var manifest = Self.sample()
+        let variant = try #require(manifest.images[Self.sha1]?.variants["full"])
+        for number in 0..<40 {
+            var entry = try #require(manifest.images[Self.sha1])
+            entry.sources = ["photos/\(40 - number).png", "photos/a \"quoted\" \u{e9}.png"]
+            entry.hasAlpha = number % 3 == 0
+            entry.placeholder = number % 2 == 0 ? "1QcSHQRnh493V4dIh4eXh1h4kJUI" : nil
+            var sibling = variant
+            sibling.formats = number % 4 == 0 ? ["webp": .init(path: "a/b.webp", bytes: 10, sha256: "00")] : [:]
+            sibling.scanEnds = number % 5 == 0 ? [] : [1, 2]
+            entry.variants = number % 7 == 0 ? [:] : ["full": sibling, "small_thumb": variant]
+            manifest.images[String(format: "%08x", number * 104_729) + String(repeating: "c", count: 32)] = entry
+        }
+        manifest.recipes = ["9b1e04d2": ["box 2560x2560", "quality 85"], "0000": []]
+        manifest.failureSHA1 = ["photos/broken.jpg": String(repeating: "d", count: 40)]
+        for images in [manifest.images, [:]] {
+            var whole = manifest
+            whole.images = images
+            let pieces = Manifest.JSONPieces(header: manifest)
+            var streamed = images.isEmpty ? pieces.withoutImages : pieces.opening
+            for (offset, key) in images.keys.sorted().enumerated() {
+                streamed += pieces.image(key, images[key]!, first: offset == 0)
+            }
+            if !images.isEmpty { streamed += pieces.closing }
+            #expect(
+                String(decoding: streamed, as: UTF8.self) == String(decoding: whole.jsonData(), as: UTF8.self),
+                "\(images.count) images")
+        }
+    }
+
     @Test("a written manifest reads back equal")
     func roundTrip() throws {
         let manifest = Self.sample()

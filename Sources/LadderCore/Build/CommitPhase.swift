@@ -72,10 +72,12 @@ struct CommitPhase {
         try folders.output.synchronize()
         let changed = manifest != previous || !snapshotIsCurrent
         // The index files first, then the manifest: both name only files that exist. A no-op
-        // build rewrites them only when some are missing.
+        // build rewrites them only when some are missing. When the previous manifest is the one
+        // a build wrote with them (its snapshot is current), only the prefix files of the images
+        // that changed are made again.
         let index = ManifestIndexWriter(manifestFolder: manifestFolder, manifestName: FilePath.name(scope.manifestPath))
         if scope.writesIndex, changed || !index.isComplete {
-            try index.write(manifest)
+            try index.write(manifest, previous: snapshotIsCurrent ? previous : nil)
         }
         // Deterministic encoding: a manifest equal to the previous one has its bytes already.
         guard changed else { return false }

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 package import LadderManifest
 
 /// Writes the index files (`index/layout.json` and `index/00.json` ... `index/ff.json` for
@@ -28,14 +28,14 @@ package struct ManifestIndexWriter: Sendable {
     package var folderName: String { ManifestIndex.folder(forManifestNamed: manifestName) }
 
     /// Writes the index of `manifest`; returns how many files changed (removed ones included).
+    /// With `previous`, the manifest the index on disk was written for, only the prefix files
+    /// of the images that differ between the two are made again (when both have the same prefix
+    /// length and every file is there): a build that changed one image encodes one prefix file.
     @discardableResult
-    package func write(_ manifest: Manifest) throws(FileSystemError) -> Int {
-        let folder = try manifestFolder.subdirectory(folderName, create: true)
-        // What a killed run left behind.
-        for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
-            try folder.removeFile(name)
-        }
-        let files = ManifestIndex.files(for: manifest, manifestName: manifestName)
+    package func write(_ manifest: Manifest, previous: Manifest? = nil) throws(FileSystemError) -> Int {
+        let only = previous.flatMap { changedPrefixes(from: $0, to: manifest) }
+        let folder = try openIndexFolder()
+        let files = ManifestIndex.files(for: manifest, manifestName: manifestName, only: only)
         let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
         // The layout last: until it is replaced, it names prefix files that are all there.
         let ordered = files.keys.filter { $0 != layoutPath }.sorted() + [layoutPath]
@@ -49,12 +49,27 @@ package struct ManifestIndexWriter: Sendable {
             batch.append((name, bytes))
         }
         try folder.writeAtomically(batch)
-        var changed = batch.count
+        return try settle(folder, imageCount: manifest.images.count, changed: batch.count)
+    }
+
+    /// The index folder, created when missing, without the temporary files a killed run left.
+    func openIndexFolder() throws(FileSystemError) -> Directory {
+        let folder = try manifestFolder.subdirectory(folderName, create: true)
+        for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
+            try folder.removeFile(name)
+        }
+        return folder
+    }
+
+    /// Once the `changed` files of the index of `imageCount` images are in place in `folder`:
+    /// removes the prefix files of another length, which the layout no longer names, and makes
+    /// it all durable. Returns how many files changed, removed ones included.
+    func settle(_ folder: Directory, imageCount: Int, changed: Int) throws(FileSystemError) -> Int {
+        var changed = changed
         if changed > 0 {
             try folder.synchronize()
         }
-        // Prefix files of another length, which the layout no longer names.
-        let names = Set(files.keys.map(FilePath.name))
+        let names = Set(Self.paths(forImageCount: imageCount, manifestName: manifestName).map(FilePath.name))
         for name in try folder.entries(sorted: true) where !names.contains(name) && Self.isPrefixFileName(name) {
             try folder.removeFile(name)
             changed += 1
@@ -64,6 +79,21 @@ package struct ManifestIndexWriter: Sendable {
             try manifestFolder.synchronize()
         }
         return changed
+    }
+
+    /// The prefixes of the images added, removed or changed from `previous` to `manifest`; nil
+    /// when the prefix length differs or some index file is missing (every file is made then).
+    private func changedPrefixes(from previous: Manifest, to manifest: Manifest) -> Set<String>? {
+        let length = ManifestIndex.prefixLength(forImageCount: manifest.images.count)
+        guard ManifestIndex.prefixLength(forImageCount: previous.images.count) == length, isComplete else { return nil }
+        var prefixes: Set<String> = []
+        for (sha1, entry) in manifest.images where previous.images[sha1] != entry {
+            prefixes.insert(String(sha1.prefix(length)))
+        }
+        for sha1 in previous.images.keys where manifest.images[sha1] == nil {
+            prefixes.insert(String(sha1.prefix(length)))
+        }
+        return prefixes
     }
 
     /// Whether every index file the layout names exists beside the manifest (the layout and one
@@ -82,30 +112,37 @@ package struct ManifestIndexWriter: Sendable {
     /// What is wrong with the index beside the manifest: every file must hold exactly what the
     /// manifest says, as `ladder verify` checks. Each problem is a file path (relative to the manifest's folder) and a message.
     package func problems(for manifest: Manifest) -> [(path: String, message: String)] {
-        guard let folder = try? manifestFolder.subdirectory(folderName, create: false) else {
-            return [(folderName, "no index folder beside the manifest; run ladder build")]
-        }
-        var problems: [(path: String, message: String)] = []
+        guard let folder = indexFolder else { return [missingFolder] }
         let files = ManifestIndex.files(for: manifest, manifestName: manifestName)
-        for (path, data) in files.sorted(by: { $0.key < $1.key }) {
-            guard let bytes = try? folder.readFile(FilePath.name(path)) else {
-                problems.append((path, "the index file is missing; run ladder build"))
-                continue
-            }
-            if bytes != [UInt8](data) {
-                problems.append((path, "the index file does not match the manifest; run ladder build"))
-            }
-        }
         // A prefix file of another length is not exempt from verify's orphan check, which
         // reports it.
-        return problems
+        return files.sorted(by: { $0.key < $1.key }).compactMap {
+            problem(path: $0.key, expected: $0.value, in: folder)
+        }
+    }
+
+    /// The index folder beside the manifest; nil when there is none (`missingFolder`).
+    package var indexFolder: Directory? { try? manifestFolder.subdirectory(folderName, create: false) }
+
+    /// The problem of an index without its folder.
+    package var missingFolder: (path: String, message: String) {
+        (folderName, "no index folder beside the manifest; run ladder build")
+    }
+
+    /// The problem of the index file at `path` (relative to the manifest's folder) in `folder`,
+    /// when it does not hold `expected`.
+    package func problem(path: String, expected: Data, in folder: Directory) -> (path: String, message: String)? {
+        guard let bytes = try? folder.readFile(FilePath.name(path)) else {
+            return (path, "the index file is missing; run ladder build")
+        }
+        return bytes == [UInt8](expected) ? nil : (path, "the index file does not match the manifest; run ladder build")
     }
 
     /// The index files' paths relative to the manifest's folder, for `manifest`, so that
     /// `ladder verify` does not count them as orphans.
-    package static func paths(for manifest: Manifest, manifestName: String) -> [String] {
+    package static func paths(forImageCount imageCount: Int, manifestName: String) -> [String] {
         let folder = ManifestIndex.folder(forManifestNamed: manifestName)
-        let length = ManifestIndex.prefixLength(forImageCount: manifest.images.count)
+        let length = ManifestIndex.prefixLength(forImageCount: imageCount)
         return [ManifestIndex.layoutPath(manifestName: manifestName)]
             + ManifestIndex.prefixes(length: length).map { folder + "/" + $0 + ".json" }
     }
@@ -122,9 +159,9 @@ package struct ManifestIndexWriter: Sendable {
 extension ManifestIndexWriter {
     /// The index files of `manifest` by their paths relative to the output folder, given the
     /// manifest's.
-    static func pathsInOutput(_ manifestInOutput: String, manifest: Manifest) -> [String] {
+    static func pathsInOutput(_ manifestInOutput: String, imageCount: Int) -> [String] {
         let base = FilePath.parent(manifestInOutput)
-        return ManifestIndexWriter.paths(for: manifest, manifestName: FilePath.name(manifestInOutput)).map {
+        return ManifestIndexWriter.paths(forImageCount: imageCount, manifestName: FilePath.name(manifestInOutput)).map {
             base.isEmpty || base == "." ? $0 : base + "/" + $0
         }
     }

@@ -9,6 +9,12 @@ package import LadderManifest
 /// The partial manifests are read from the manifest's folder (`manifest.shard-K-of-N.json`
 /// beside `manifest.json`), where the shards write them, and are deleted once merged unless
 /// asked to keep them. Nothing is written when any check fails.
+///
+/// The partial manifests are streamed (`ManifestStream`), never held: their top-level fields
+/// first, then their images a batch at a time, once to check them and once to write the
+/// manifest and its index image by image (`Manifest.JSONPieces`, `ManifestIndexWriter.Stream`),
+/// the shards' images interleaved in SHA1 order. What stays in memory grows only with the
+/// source paths (to check that each is covered once) and the failures.
 package struct ManifestMerger: Sendable {
     package let configuration: PipelineConfiguration
     /// Wait for a build holding the output folder (else fail at once).
@@ -39,14 +45,21 @@ package struct ManifestMerger: Sendable {
         let names = try folder.entries().filter { Shard.isPartialManifestName($0, for: manifestPath) }
         var report = MergeReport(manifestPath: manifestPath, partials: names.map { FilePath.join(folder.path, $0) })
 
-        var partials: [(name: String, manifest: Manifest)] = []
+        var partials: [Partial] = []
         for name in names {
-            do {
-                let bytes = try folder.readFile(name)
-                partials.append((name, try Manifest(jsonData: Data(bytes))))
+            let path = FilePath.join(folder.path, name)
+            do throws(ManifestStream.Failure) {
+                let stream = try ManifestStream(path: path, byteLimit: Int.max)
+                if let first = stream.header.contentProblems().first {
+                    throw .manifest(reason: "\(first.location): \(first.message)")
+                }
+                partials.append(
+                    Partial(name: name, header: stream.header, imageCount: stream.imageCount) {
+                        let images = try stream.images()
+                        return ImageReader { () throws(ManifestStream.Failure) in try images.next(atLeast: 256) }
+                    })
             } catch {
-                report.problems.append(
-                    MergeProblem(path: FilePath.join(folder.path, name), kind: .unreadable, message: "\(error)"))
+                report.problems.append(MergeProblem(path: path, kind: .unreadable, message: Self.message(error)))
             }
         }
         if names.isEmpty {
@@ -61,31 +74,133 @@ package struct ManifestMerger: Sendable {
         }
         guard report.problems.isEmpty else { return report }
 
-        let (merged, problems) = Self.merge(partials, manifestPath: manifestPath)
+        let (plan, problems) = Self.check(partials, manifestPath: manifestPath)
         report.problems = problems.map {
             var problem = $0
             problem.path = FilePath.join(folder.path, problem.path)
             return problem
         }
-        guard let merged, report.problems.isEmpty else { return report }
-        report.shards = partials.count
-        report.sources = partials.first?.manifest.shard?.sources ?? 0
-        report.images = merged.images.count
-        report.failures = merged.failures.count
+        guard let plan, report.problems.isEmpty else { return report }
+        report.shards = plan.shards.count
+        report.sources = plan.shards.first?.header.shard?.sources ?? 0
+        report.images = plan.imageCount
+        report.failures = plan.header.failures.count
 
-        try ManifestIndexWriter(manifestFolder: folder, manifestName: FilePath.name(manifestPath)).write(merged)
-        let data = [UInt8](merged.jsonData())
         let name = FilePath.name(manifestPath)
-        if (try? folder.readFile(name)) != data {
-            try folder.writeAtomically(data, to: name)
-            report.manifestWritten = true
+        let index = try ManifestIndexWriter(manifestFolder: folder, manifestName: name).stream(
+            imageCount: plan.imageCount)
+        let file = try folder.streamedFile(name)
+        let pieces = Manifest.JSONPieces(header: plan.header)
+        if plan.imageCount == 0 {
+            try file.append(pieces.withoutImages)
+        } else {
+            try file.append(pieces.opening)
+            var first = true
+            try Self.forEachImage(of: plan) { key, entry in
+                try file.append(pieces.image(key, entry, first: first))
+                try index.add(key, entry)
+                first = false
+            }
+            try file.append(pieces.closing)
         }
+        // The index in place before the manifest that names the same variants.
+        _ = try index.finish()
+        report.manifestWritten = try file.commit()
         if !keepPartials {
             for partial in names { try folder.removeFile(partial) }
             report.partialsRemoved = names.count
         }
         try folder.synchronize()
         return report
+    }
+
+    // MARK: - Reading
+
+    /// A partial manifest as merging reads it: its name, its fields but the images, how many
+    /// images it has, and a way to read them in its order.
+    struct Partial {
+        var name: String
+        var header: Manifest
+        var imageCount: Int
+        var images: () throws -> ImageReader
+    }
+
+    /// The images of a partial manifest, one at a time in its order, read a batch at a time.
+    final class ImageReader {
+        private let readBatch: () throws -> [(key: String, entry: Manifest.ImageEntry)]
+        private var batch: [(key: String, entry: Manifest.ImageEntry)] = []
+        private var position = 0
+        private var ended = false
+
+        init(readBatch: @escaping () throws -> [(key: String, entry: Manifest.ImageEntry)]) {
+            self.readBatch = readBatch
+        }
+
+        /// The next image; nil at the end.
+        func next() throws -> (key: String, entry: Manifest.ImageEntry)? {
+            if position == batch.count {
+                if ended { return nil }
+                batch = try readBatch()
+                position = 0
+                if batch.isEmpty {
+                    ended = true
+                    return nil
+                }
+            }
+            defer { position += 1 }
+            return batch[position]
+        }
+    }
+
+    /// What is wrong with a partial manifest, as reading it whole says it.
+    static func message(_ error: any Error) -> String {
+        switch error {
+        case ManifestStream.Failure.file(let error): "\(error)"
+        case ManifestStream.Failure.manifest(let reason): reason
+        default: "\(error)"
+        }
+    }
+
+    /// What the checks let through: the merged manifest without its images, and the shards
+    /// whose images it has, in order.
+    struct Plan {
+        var header: Manifest
+        var shards: [Partial]
+        var imageCount: Int
+        /// Whether every shard lists its images in ascending order of SHA1, as builds write them.
+        var ordered: Bool
+    }
+
+    /// Hands over the images of every shard of `plan` in ascending order of SHA1: the shards'
+    /// images interleaved as they are read when each shard's are in order, else gathered and
+    /// sorted first.
+    static func forEachImage(of plan: Plan, _ body: (String, Manifest.ImageEntry) throws -> Void) throws {
+        var readers = try plan.shards.map { try $0.images() }
+        if !plan.ordered {
+            var images: [String: Manifest.ImageEntry] = [:]
+            for reader in readers {
+                while let (key, entry) = try reader.next() { images[key] = entry }
+            }
+            var sorted = images.sorted { $0.key < $1.key }.map { (key: $0.key, entry: $0.value) }
+            readers = [
+                ImageReader {
+                    defer { sorted = [] }
+                    return sorted
+                }
+            ]
+        }
+        var heads = try readers.map { try $0.next() }
+        while true {
+            var smallest: Int?
+            for (index, head) in heads.enumerated() {
+                guard let head else { continue }
+                if let current = smallest, heads[current]!.key <= head.key { continue }
+                smallest = index
+            }
+            guard let smallest, let (key, entry) = heads[smallest] else { return }
+            try body(key, entry)
+            heads[smallest] = try readers[smallest].next()
+        }
     }
 
     // MARK: - Checks
@@ -95,34 +210,59 @@ package struct ManifestMerger: Sendable {
     package static func merge(
         _ partials: [(name: String, manifest: Manifest)], manifestPath: String = "manifest.json"
     ) -> (Manifest?, [MergeProblem]) {
+        let read = partials.map { name, manifest in
+            var header = manifest
+            header.images = [:]
+            let sorted = manifest.images.sorted { $0.key < $1.key }.map { (key: $0.key, entry: $0.value) }
+            return Partial(name: name, header: header, imageCount: manifest.images.count) {
+                var rest = sorted
+                return ImageReader {
+                    defer { rest = [] }
+                    return rest
+                }
+            }
+        }
+        let (plan, problems) = check(read, manifestPath: manifestPath)
+        guard let plan else { return (nil, problems) }
+        var merged = plan.header
+        // Images held whole are read without fail.
+        try? forEachImage(of: plan) { key, entry in merged.images[key] = entry }
+        return (merged, [])
+    }
+
+    /// Checks that partial manifests fit together; returns what to write only when there is no
+    /// problem. A partial manifest whose images cannot be read is the only problem told.
+    static func check(_ partials: [Partial], manifestPath: String) -> (Plan?, [MergeProblem]) {
         var problems: [MergeProblem] = []
-        var shards: [(name: String, manifest: Manifest, shard: Manifest.Shard)] = []
-        for (name, manifest) in partials {
-            if let shard = manifest.shard {
-                shards.append((name, manifest, shard))
+        var shards: [(partial: Partial, shard: Manifest.Shard)] = []
+        for partial in partials {
+            if let shard = partial.header.shard {
+                shards.append((partial, shard))
             } else {
                 problems.append(
                     MergeProblem(
-                        path: name, kind: .notPartial,
+                        path: partial.name, kind: .notPartial,
                         message: "a whole build's manifest, not one shard's (it has no \"shard\")"))
             }
         }
-        shards.sort { ($0.shard.count, $0.shard.index, $0.name) < ($1.shard.count, $1.shard.index, $1.name) }
-        guard let reference = shards.first else { return (nil, problems) }
+        shards.sort {
+            ($0.shard.count, $0.shard.index, $0.partial.name) < ($1.shard.count, $1.shard.index, $1.partial.name)
+        }
+        guard let reference = shards.first else { return (nil, unreadable(partials) ?? problems) }
 
         // Every shard once, all from the same split.
         let counts = Set(shards.map(\.shard.count))
         if counts.count > 1 {
-            for (name, _, shard) in shards where shard.count != reference.shard.count {
+            for (partial, shard) in shards where shard.count != reference.shard.count {
                 problems.append(
                     MergeProblem(
-                        path: name, kind: .differentSplit,
+                        path: partial.name, kind: .differentSplit,
                         message:
-                            "shard \(shard.index) of \(shard.count), but \(reference.name) is one of \(reference.shard.count): these are partial manifests of two builds split differently; delete those of the older one"
+                            "shard \(shard.index) of \(shard.count), but \(reference.partial.name) is one of \(reference.shard.count): these are partial manifests of two builds split differently; delete those of the older one"
 
                     ))
             }
-            return (nil, problems)
+            return (nil, unreadable(partials) ?? problems)
         }
         let count = reference.shard.count
         let byIndex = Dictionary(grouping: shards, by: \.shard.index)
@@ -138,17 +278,18 @@ package struct ManifestMerger: Sendable {
             for duplicate in found.dropFirst() {
                 problems.append(
                     MergeProblem(
-                        path: duplicate.name, kind: .duplicateShard,
-                        message: "shard \(index) of \(count) again (also \(found[0].name))"))
+                        path: duplicate.partial.name, kind: .duplicateShard,
+                        message: "shard \(index) of \(count) again (also \(found[0].partial.name))"))
             }
         }
 
         // The same sources, pipeline and software.
-        for (name, manifest, shard) in shards.dropFirst() {
+        let generator = reference.partial.header.generator
+        for (partial, shard) in shards.dropFirst() {
             if shard.sources != reference.shard.sources || shard.sourcesSHA1 != reference.shard.sourcesSHA1 {
                 problems.append(
                     MergeProblem(
-                        path: name, kind: .differentSources,
+                        path: partial.name, kind: .differentSources,
                         message:
                             "shard \(shard.index)/\(count) found \(shard.sources) sources, shard \(reference.shard.index)/\(count) \(reference.shard.sources)\(shard.sources == reference.shard.sources ? " with other names" : ""): the shards ran on different source trees; run every shard on the same commit"
                     ))
@@ -158,70 +299,39 @@ package struct ManifestMerger: Sendable {
             if !differing.isEmpty {
                 problems.append(
                     MergeProblem(
-                        path: name, kind: .differentPipeline,
+                        path: partial.name, kind: .differentPipeline,
                         message:
                             "shard \(shard.index)/\(count) made \(differing.joined(separator: ", ")) with other recipes than shard \(reference.shard.index)/\(count): the shards ran with different pipelines"
                     ))
             }
-            if manifest.generator != reference.manifest.generator {
+            if partial.header.generator != generator {
                 problems.append(
                     MergeProblem(
-                        path: name, kind: .differentGenerator,
+                        path: partial.name, kind: .differentGenerator,
                         message:
-                            "made by \(Self.describe(manifest.generator)), shard \(reference.shard.index)/\(count) by \(Self.describe(reference.manifest.generator)): run every shard with the same ladder"
+                            "made by \(Self.describe(partial.header.generator)), shard \(reference.shard.index)/\(count) by \(Self.describe(generator)): run every shard with the same ladder"
                     ))
             }
         }
-        guard problems.isEmpty else { return (nil, problems) }
+        guard problems.isEmpty else { return (nil, unreadable(partials) ?? problems) }
 
-        // Every source exactly once; every image in its own shard only.
-        var images: [String: Manifest.ImageEntry] = [:]
-        var imageShard: [String: Int] = [:]
-        var failures: [String: String] = [:]
-        var failureSHA1: [String: String] = [:]
-        // By the path's bytes: names that differ only by Unicode normalization are two sources.
-        var sourceShard: [[UInt8]: Int] = [:]
-        for (name, manifest, shard) in shards {
-            let owner = Shard(index: shard.index, count: shard.count)!
-            func cover(_ source: String) {
-                if let other = sourceShard[Array(source.utf8)] {
-                    problems.append(
-                        MergeProblem(
-                            path: name, kind: .overlap,
-                            message: "\(source) is in shard \(other)/\(count) and in shard \(shard.index)/\(count)"))
-                } else {
-                    sourceShard[Array(source.utf8)] = shard.index
+        // Every source exactly once; every image in its own shard only. An image in two shards
+        // is in one that does not own it at least: when some image is, the shards are read
+        // again keeping those images, to tell which shards hold them.
+        var scan = scan(shards.map(\.partial), keeping: nil)
+        if !scan.misplaced.isEmpty { scan = Self.scan(shards.map(\.partial), keeping: scan.misplaced) }
+        if !scan.unreadable.isEmpty {
+            return (
+                nil,
+                partials.compactMap { partial in
+                    scan.unreadable[partial.name].map {
+                        MergeProblem(path: partial.name, kind: .unreadable, message: $0)
+                    }
                 }
-            }
-            for sha1 in manifest.images.keys.sorted() {
-                let entry = manifest.images[sha1]!
-                if !owner.owns(sha1: sha1) {
-                    problems.append(
-                        MergeProblem(
-                            path: name, kind: .wrongShard,
-                            message: "image \(sha1) belongs to another shard than \(shard.index)/\(count)"))
-                }
-                if let other = imageShard[sha1] {
-                    let agreement = images[sha1].map { Self.sameVariants($0, entry) } ?? false
-                    problems.append(
-                        MergeProblem(
-                            path: name, kind: .overlap,
-                            message:
-                                "image \(sha1) is in shard \(other)/\(count) and in shard \(shard.index)/\(count)\(agreement ? "" : ", and they disagree about its variants")"
-                        ))
-                } else {
-                    images[sha1] = entry
-                    imageShard[sha1] = shard.index
-                }
-                for source in entry.sources { cover(source) }
-            }
-            for source in manifest.failures.keys.sorted() {
-                cover(source)
-                failures[source] = manifest.failures[source]
-                if let sha1 = manifest.failureSHA1?[source] { failureSHA1[source] = sha1 }
-            }
+            )
         }
-        let covered = sourceShard.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
+        problems = scan.problems
+        let covered = scan.sourceShard.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
             String(decoding: $0, as: UTF8.self)
         }
         if covered.count != reference.shard.sources
@@ -229,7 +339,7 @@ package struct ManifestMerger: Sendable {
         {
             problems.append(
                 MergeProblem(
-                    path: reference.name, kind: .uncovered,
+                    path: reference.partial.name, kind: .uncovered,
                     message:
                         "the shards cover \(covered.count) sources but found \(reference.shard.sources); a shard's manifest is incomplete: build it again"
                 ))
@@ -237,11 +347,114 @@ package struct ManifestMerger: Sendable {
         guard problems.isEmpty else { return (nil, problems) }
         // Every shard ran the same recipes (checked above): their descriptions are one set.
         var recipes: [String: [String]] = [:]
-        for (_, manifest) in partials { recipes.merge(manifest.recipes ?? [:]) { first, _ in first } }
-        let merged = Manifest(
-            generator: reference.manifest.generator, images: images, failures: failures,
-            failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1, recipes: recipes.isEmpty ? nil : recipes)
-        return (merged, [])
+        for partial in partials { recipes.merge(partial.header.recipes ?? [:]) { first, _ in first } }
+        let header = Manifest(
+            generator: generator, failures: scan.failures,
+            failureSHA1: scan.failureSHA1.isEmpty ? nil : scan.failureSHA1, recipes: recipes.isEmpty ? nil : recipes)
+        let imageCount = shards.reduce(0) { $0 + $1.partial.imageCount }
+        return (Plan(header: header, shards: shards.map(\.partial), imageCount: imageCount, ordered: scan.ordered), [])
+    }
+
+    /// What one read of the shards' images found.
+    private struct Scan {
+        var problems: [MergeProblem] = []
+        /// Why a partial manifest's images cannot be read, by its name.
+        var unreadable: [String: String] = [:]
+        /// The images found in a shard that does not own them.
+        var misplaced: Set<String> = []
+        /// The shard of each source, by the path's bytes: names that differ only by Unicode
+        /// normalization are two sources.
+        var sourceShard: [[UInt8]: Int] = [:]
+        var failures: [String: String] = [:]
+        var failureSHA1: [String: String] = [:]
+        /// Whether every shard lists its images in ascending order.
+        var ordered = true
+    }
+
+    /// Reads the images of `shards` (in shard order, all of one split), checking each as
+    /// reading a manifest does, that each is in the shard that owns it, and which sources they
+    /// cover; the images in `keeping` are kept, so that one met again is told as in two shards.
+    private static func scan(_ shards: [Partial], keeping: Set<String>?) -> Scan {
+        var scan = Scan()
+        var images: [String: Manifest.ImageEntry] = [:]
+        var imageShard: [String: Int] = [:]
+        for partial in shards {
+            let name = partial.name
+            guard let shard = partial.header.shard, let owner = Shard(index: shard.index, count: shard.count) else {
+                continue
+            }
+            let count = shard.count
+            func cover(_ source: String) {
+                if let other = scan.sourceShard[Array(source.utf8)] {
+                    scan.problems.append(
+                        MergeProblem(
+                            path: name, kind: .overlap,
+                            message: "\(source) is in shard \(other)/\(count) and in shard \(shard.index)/\(count)"))
+                } else {
+                    scan.sourceShard[Array(source.utf8)] = shard.index
+                }
+            }
+            do {
+                let reader = try partial.images()
+                var previous: String?
+                while let (sha1, entry) = try reader.next() {
+                    try validate(sha1, entry, in: partial)
+                    if let previous, previous >= sha1 { scan.ordered = false }
+                    previous = sha1
+                    if !owner.owns(sha1: sha1) {
+                        scan.problems.append(
+                            MergeProblem(
+                                path: name, kind: .wrongShard,
+                                message: "image \(sha1) belongs to another shard than \(shard.index)/\(count)"))
+                        scan.misplaced.insert(sha1)
+                    }
+                    if let other = imageShard[sha1] {
+                        let agreement = images[sha1].map { Self.sameVariants($0, entry) } ?? false
+                        scan.problems.append(
+                            MergeProblem(
+                                path: name, kind: .overlap,
+                                message:
+                                    "image \(sha1) is in shard \(other)/\(count) and in shard \(shard.index)/\(count)\(agreement ? "" : ", and they disagree about its variants")"
+                            ))
+                    } else if keeping?.contains(sha1) ?? false {
+                        images[sha1] = entry
+                        imageShard[sha1] = shard.index
+                    }
+                    for source in entry.sources { cover(source) }
+                }
+            } catch {
+                scan.unreadable[name] = message(error)
+            }
+            for source in partial.header.failures.keys.sorted() {
+                cover(source)
+                scan.failures[source] = partial.header.failures[source]
+                if let sha1 = partial.header.failureSHA1?[source] { scan.failureSHA1[source] = sha1 }
+            }
+        }
+        return scan
+    }
+
+    /// The problems of partial manifests whose images cannot be read, in their order; nil when
+    /// every one can.
+    private static func unreadable(_ partials: [Partial]) -> [MergeProblem]? {
+        var problems: [MergeProblem] = []
+        for partial in partials {
+            do {
+                let reader = try partial.images()
+                while let (sha1, entry) = try reader.next() { try validate(sha1, entry, in: partial) }
+            } catch {
+                problems.append(MergeProblem(path: partial.name, kind: .unreadable, message: message(error)))
+            }
+        }
+        return problems.isEmpty ? nil : problems
+    }
+
+    /// Throws the problem reading the manifest whole finds with this image's key and paths.
+    private static func validate(_ sha1: String, _ entry: Manifest.ImageEntry, in partial: Partial) throws {
+        let alone = Manifest(generator: partial.header.generator, images: [sha1: entry])
+        if let first = alone.contentProblems().first {
+            throw ManifestStream.Failure.manifest(reason: "\(first.location): \(first.message)")
+        }
     }
 
     private static func sameVariants(_ first: Manifest.ImageEntry, _ second: Manifest.ImageEntry) -> Bool {

@@ -40,7 +40,7 @@ package enum OutputOwnership {
                 else { continue }
                 if let inside = FilePath.relative(path, to: output) {
                     files.insert(inside)
-                    files.formUnion(ManifestIndexWriter.pathsInOutput(inside, manifest: manifest))
+                    files.formUnion(ManifestIndexWriter.pathsInOutput(inside, imageCount: manifest.images.count))
                 }
                 for entry in manifest.images.values {
                     for variant in entry.variants.values {

@@ -164,9 +164,8 @@ package final class Directory: @unchecked Sendable {
         }
     }
 
-    /// Reads an open file whole after checking it is a regular file within `limit` bytes.
-
-    static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+    /// The size of an open file, checked to be a regular file within `limit` bytes.
+    static func regularFileSize(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> Int {
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -174,6 +173,27 @@ package final class Directory: @unchecked Sendable {
         }
         let size = Int(info.st_size)
         try checkSize(size, limit: limit, path: path)
+        return size
+    }
+
+    /// Opens the regular file at `path` to be read piece by piece, with the checks of `readFile`
+    /// (no symbolic link, no special file, at most `limit` bytes); the caller closes it.
+    package static func openToRead(atPath path: String, limit: Int = Int.max) throws(FileSystemError) -> Int32 {
+        let folder = try Self.open(FilePath.parent(path))
+        let file = try folder.openForReading(FilePath.name(path))
+        do {
+            _ = try regularFileSize(file, path: FilePath.join(folder.path, FilePath.name(path)), limit: limit)
+        } catch {
+            close(file)
+            throw error
+        }
+        return file
+    }
+
+    /// Reads an open file whole after checking it is a regular file within `limit` bytes.
+
+    static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+        let size = try regularFileSize(file, path: path, limit: limit)
         // Read straight into the array's storage: no zero-filling of what is about to be read.
         var failure: FileSystemError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
@@ -227,6 +247,14 @@ package final class Directory: @unchecked Sendable {
     /// none is renamed and no temporary file is left. Call `synchronize()` once the renames
     /// must be durable.
     package func writeAtomically(_ files: [(name: String, bytes: [UInt8])]) throws(FileSystemError) {
+        let temporaries = try writeTemporaries(files)
+        try rename(temporaries, to: files.map(\.name))
+    }
+
+    /// Writes each file to a temporary file of its own in this folder, flushed,
+    /// `concurrentFlushes` at a time, and returns their names in order, for `rename(_:to:)`.
+    /// When one cannot be written, none is left.
+    package func writeTemporaries(_ files: [(name: String, bytes: [UInt8])]) throws(FileSystemError) -> [String] {
         let written = Mutex<(temporaries: [String?], failure: FileSystemError?)>(
             (Array(repeating: nil, count: files.count), nil))
         ParallelRunner.run(count: files.count, width: Self.concurrentFlushes) { index in
@@ -244,11 +272,17 @@ package final class Directory: @unchecked Sendable {
             for case let temporary? in temporaries { unlinkat(descriptor, temporary, 0) }
             throw failure
         }
-        for (index, file) in files.enumerated() {
-            guard let temporary = temporaries[index] else { continue }
-            guard renameat(descriptor, temporary, descriptor, file.name) == 0 else {
-                let failure = FileSystemError.current("rename into place", FilePath.join(path, file.name))
-                for case let left? in temporaries[index...] { unlinkat(descriptor, left, 0) }
+        return temporaries.compactMap { $0 }
+    }
+
+    /// Renames the `temporaries` (`writeTemporaries(_:)`) to `names` in order, so that whoever
+    /// sees a file sees every file before it too; when one cannot be renamed, it and the rest
+    /// are deleted.
+    package func rename(_ temporaries: [String], to names: [String]) throws(FileSystemError) {
+        for (index, name) in names.enumerated() {
+            guard renameat(descriptor, temporaries[index], descriptor, name) == 0 else {
+                let failure = FileSystemError.current("rename into place", FilePath.join(path, name))
+                for left in temporaries[index...] { unlinkat(descriptor, left, 0) }
                 throw failure
             }
         }
@@ -281,26 +315,36 @@ package final class Directory: @unchecked Sendable {
         return true
     }
 
-    /// Writes `bytes` to a new temporary file in this folder, named after `name`, flushed to
-    /// disk; returns its name. Nothing is left behind when this fails.
-    private func writeTemporary(_ bytes: [UInt8], for name: String) throws(FileSystemError) -> String {
-        let target = FilePath.join(path, name)
-        let temporary = "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
-        let file = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard file >= 0 else { throw FileSystemError.current("write", target) }
-        var failure: FileSystemError?
+    /// A name for a new temporary file in this folder, named after `name`.
+    func temporaryName(for name: String) -> String {
+        "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
+    }
+
+    /// Writes all of `bytes` to the open `file`, again after an interruption; false, with
+    /// `errno` set, when it cannot.
+    static func writeAll(_ bytes: [UInt8], to file: Int32) -> Bool {
         bytes.withUnsafeBytes { raw in
             var written = 0
             while written < raw.count {
                 let count = write(file, raw.baseAddress! + written, raw.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
-                    failure = FileSystemError.current("write", target)
-                    return
+                    return false
                 }
                 written += count
             }
+            return true
         }
+    }
+
+    /// Writes `bytes` to a new temporary file in this folder, named after `name`, flushed to
+    /// disk; returns its name. Nothing is left behind when this fails.
+    private func writeTemporary(_ bytes: [UInt8], for name: String) throws(FileSystemError) -> String {
+        let target = FilePath.join(path, name)
+        let temporary = temporaryName(for: name)
+        let file = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw FileSystemError.current("write", target) }
+        var failure = Self.writeAll(bytes, to: file) ? nil : FileSystemError.current("write", target)
         // A failed fsync is never retried: the kernel may already have dropped the data.
         if failure == nil && fsync(file) != 0 { failure = FileSystemError.current("flush", target) }
         if close(file) != 0 && failure == nil { failure = FileSystemError.current("write", target) }

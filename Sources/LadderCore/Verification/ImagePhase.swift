@@ -12,19 +12,16 @@ struct ImagePhase: Sendable {
     let outputLabel: String
     let manifestLabel: String
     let deep: Bool
-    /// Image and variant keys ("<sha1>/<variant>") whose paths are unsafe: never opened.
-    let unsafe: Set<String>
     let recipes: [String: VariantRecipe]
     let recipeCheck: RecipeCheck
     let folders: OutputFolders
     let prefix: String
 
-    init(verifier: Verifier, unsafe: Set<String>, output: Directory) {
+    init(verifier: Verifier, output: Directory) {
         configuration = verifier.configuration
         outputLabel = verifier.outputLabel
         manifestLabel = verifier.manifestLabel
         deep = verifier.options.deep
-        self.unsafe = unsafe
         recipes = Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0) })
         recipeCheck = RecipeCheck(configuration)
         folders = OutputFolders(output)
@@ -50,7 +47,10 @@ struct ImagePhase: Sendable {
         var facts = SourceFactsCheck.Image()
     }
 
-    func check(_ key: String, _ entry: Manifest.ImageEntry, manifest: Manifest) -> Result {
+    /// The checks of one image; `unsafe` holds the keys ("<sha1>/<variant>") of its variants
+    /// whose paths are unsafe, which are never opened. `manifest` is the manifest's top level
+    /// (its recipes and generator).
+    func check(_ key: String, _ entry: Manifest.ImageEntry, manifest: Manifest, unsafe: Set<String>) -> Result {
         var result = Result()
         let source = entry.sources.min()
         for name in recipes.keys.sorted() where entry.variants[name] == nil {

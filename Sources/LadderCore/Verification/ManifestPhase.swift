@@ -1,9 +1,10 @@
 import Foundation
 import LadderManifest
 
-/// The manifest phase of `ladder verify`: the manifest is read and decoded (a problem that stops
-/// verify when it is missing or not a manifest), its paths are checked (an unsafe one is never
-/// opened), and its index files are held to it.
+/// The manifest phase of `ladder verify`: the manifest is opened as a stream, its top level read
+/// (a problem that stops verify when it is missing or not a manifest), and its paths are checked,
+/// an image at a time as they stream past (an unsafe one is never opened). Its index files are
+/// held to its images as they pass (`ManifestIndexCheck`).
 struct ManifestPhase {
     let configuration: PipelineConfiguration
     let manifestLabel: String
@@ -11,22 +12,26 @@ struct ManifestPhase {
     /// The largest manifest verify reads.
     static let byteLimit = 1 << 30
 
-    /// The manifest, read and decoded, or the problem that stops verify.
-    func read() -> Verifier.Step<Manifest> {
-        let data: [UInt8]
+    /// The manifest opened as a stream (its top level read, its images counted), or the
+    /// problem that stops verify.
+    func read() -> Verifier.Step<ManifestStream> {
         do {
-            data = try Directory.readFile(atPath: configuration.manifestPath, limit: Self.byteLimit)
+            return .done(try ManifestStream(path: configuration.manifestPath, byteLimit: Self.byteLimit))
         } catch {
-            let missing = error.code == ENOENT
-            return .stopped(
-                VerificationProblem(
-                    path: manifestLabel, kind: missing ? .manifestMissing : .unreadable,
-                    message: missing ? "no manifest; run ladder build first" : error.description))
+            return .stopped(problem(error))
         }
-        do {
-            return .done(try Manifest(shapeOf: Data(data)))
-        } catch {
-            return .stopped(VerificationProblem(path: manifestLabel, kind: .manifestInvalid, message: error.reason))
+    }
+
+    /// The problem that stops verify when the manifest cannot be read.
+    func problem(_ failure: ManifestStream.Failure) -> VerificationProblem {
+        switch failure {
+        case .file(let error):
+            let missing = error.code == ENOENT
+            return VerificationProblem(
+                path: manifestLabel, kind: missing ? .manifestMissing : .unreadable,
+                message: missing ? "no manifest; run ladder build first" : error.description)
+        case .manifest(let reason):
+            return VerificationProblem(path: manifestLabel, kind: .manifestInvalid, message: reason)
         }
     }
 
@@ -45,8 +50,4 @@ struct ManifestPhase {
         return (problems, keys)
     }
 
-    /// The index files beside the manifest, held to it.
-    func indexProblems(_ manifest: Manifest) -> [VerificationProblem] {
-        ManifestIndexCheck(configuration: configuration, manifestLabel: manifestLabel).problems(manifest)
-    }
 }

@@ -7,19 +7,22 @@ struct OrphanPhase {
     let configuration: PipelineConfiguration
     let outputLabel: String
 
-    func problems(_ manifest: Manifest, output: Directory) -> [VerificationProblem] {
+    /// The paths of an image's files (its variants and their format siblings) relative to the
+    /// output folder: what the phase knows.
+    func paths(of entry: Manifest.ImageEntry) -> [String] {
         let prefix = configuration.outputPrefixInManifest
-        var known: Set<String> = []
-        for entry in manifest.images.values {
-            for path in entry.variants.values.flatMap(\.filePaths) {
-                if let relative = prefix.isEmpty ? path : FilePath.relative(path, to: prefix) {
-                    known.insert(relative)
-                }
-            }
+        return entry.variants.values.flatMap(\.filePaths).compactMap {
+            prefix.isEmpty ? $0 : FilePath.relative($0, to: prefix)
         }
+    }
+
+    /// The files of the output folder that are not in `known` (the images' files, as `paths(of:)`
+    /// gives them), the manifest of `imageCount` images and its index, or another manifest's.
+    func problems(known images: Set<String>, imageCount: Int, output: Directory) -> [VerificationProblem] {
+        var known = images
         if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
             known.insert(manifestInside)
-            known.formUnion(ManifestIndexWriter.pathsInOutput(manifestInside, manifest: manifest))
+            known.formUnion(ManifestIndexWriter.pathsInOutput(manifestInside, imageCount: imageCount))
         }
         // Other pipelines may share the output folder: what their manifests list is theirs.
         known.insert(OutputOwnership.lockFileName)

@@ -19,9 +19,6 @@ final class SourceDigests: Sendable {
         headers = Mutex(Array(repeating: nil, count: files.count))
     }
 
-    /// How many files no thread has taken yet.
-    var untaken: Int { max(0, files.count - next.load(ordering: .relaxed)) }
-
     /// Hashes the next file no thread has taken, and reads its header from the first bytes the
     /// hash read; false when every file is taken.
     func hashNext() -> Bool {
@@ -47,9 +44,8 @@ final class SourceDigests: Sendable {
     /// nil for a file not hashed.
     var results: [Result<String, FileSystemError>?] { digests.withLock { $0 } }
 
-    /// What each file's header said, in the order of `files`; nil for a file not hashed or not
-    /// read.
-    var headerReads: [SourceHeader.Read?] { headers.withLock { $0 } }
+    /// What the header of the file at `index` said; nil when it was not hashed or not read.
+    func header(at index: Int) -> SourceHeader.Read? { headers.withLock { $0[index] } }
 }
 
 /// What a source's header says that its variants depend on, read by libvips without decoding

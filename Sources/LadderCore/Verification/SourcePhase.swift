@@ -20,14 +20,12 @@ struct SourcePhase {
 
     /// Every current source must be in the manifest under its current content, and every
     /// source the manifest names must still be there; a source that failed to build is a problem.
-    func problems(_ manifest: Manifest, _ digests: SourceDigests) -> [VerificationProblem] {
+    /// `listed` gives each source path the manifest's images name (by its bytes: Swift's strings
+    /// compare names that differ only by Unicode normalization equal, while they are two files
+    /// here, see `SourceWalker`) the image's key.
+    func problems(_ manifest: Manifest, listed: [[UInt8]: String], _ digests: SourceDigests) -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
         let files = digests.files
-        // Paths by their bytes: Swift's strings compare names that differ only by Unicode
-        // normalization equal, while they are two files here (see `SourceWalker`).
-        var listed: [[UInt8]: String] = [:]
-        for (key, entry) in manifest.images { for path in entry.sources { listed[Array(path.utf8)] = key } }
-
         for (file, digest) in zip(files, digests.results) {
             switch digest {
             case .failure(let error)?:
@@ -75,16 +73,25 @@ struct SourcePhase {
         return problems
     }
 
-    /// For every image, the first of its sources (by path) that still has its bytes, with what
-    /// its header said: what its sizes and transparency are held to.
-    func representatives(_ manifest: Manifest, _ digests: SourceDigests) -> [String: (SourceFile, SourceHeader.Read)] {
-        var found: [String: (SourceFile, SourceHeader.Read)] = [:]
-        for ((file, digest), header) in zip(zip(digests.files, digests.results), digests.headerReads) {
-            guard case .success(let sha1)? = digest, found[sha1] == nil, let entry = manifest.images[sha1],
-                entry.sources.contains(file.path), let header
-            else { continue }
-            found[sha1] = (file, header)
+    /// The current files by their SHA-1, each list in the walk's order (by path).
+    func filesBySHA1(_ digests: SourceDigests) -> [String: [Int]] {
+        var found: [String: [Int]] = [:]
+        for (index, digest) in digests.results.enumerated() {
+            if case .success(let sha1)? = digest { found[sha1, default: []].append(index) }
         }
         return found
+    }
+
+    /// The first of an image's sources (by path) that still has its bytes, with what its header
+    /// said: what its sizes and transparency are held to. `files` is `filesBySHA1(digests)`.
+    func representative(
+        _ key: String, _ entry: Manifest.ImageEntry, _ digests: SourceDigests, files: [String: [Int]]
+    ) -> (SourceFile, SourceHeader.Read)? {
+        for index in files[key] ?? [] {
+            let file = digests.files[index]
+            guard entry.sources.contains(file.path), let header = digests.header(at: index) else { continue }
+            return (file, header)
+        }
+        return nil
     }
 }

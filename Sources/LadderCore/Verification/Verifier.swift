@@ -8,12 +8,14 @@ import Synchronization
 /// the metadata the policy removes; every source built; nothing unknown in the output folder.
 /// Every problem is reported, not just the first.
 ///
-/// It runs in phases, like the build (docs/VERIFY.md): the manifest is read while the sources
-/// are walked and hashed (`ManifestPhase`, `SourcePhase`); then each image's files are checked
-/// (`ImagePhase`), its full-size variant replayed (`ReplayPhase`) and its ladder held to the
-/// budgets (`BudgetPhase`), while the index, the output folder's orphans (`OrphanPhase`) and the
-/// sources left to hash share the threads; last, the sources are held to the manifest and each
-/// image's recorded facts to its source (`SourceFactsCheck`).
+/// It runs in phases, like the build (docs/VERIFY.md): the manifest's top level is read while
+/// the sources are walked and hashed (`ManifestPhase`, `SourcePhase`); then the manifest's images
+/// stream past a batch at a time (`ManifestStream`), and each image's files are checked
+/// (`ImagePhase`), its full-size variant replayed (`ReplayPhase`), its ladder held to the budgets
+/// (`BudgetPhase`) and its recorded facts to its source (`SourceFactsCheck`), all in
+/// `ImageChecks`, while the index files are held to the images as they pass
+/// (`ManifestIndexCheck`); last, the output folder's orphans (`OrphanPhase`) and the sources held
+/// to the manifest.
 package struct Verifier: Sendable {
     package struct Options: Sendable {
         /// Also replay the progressive loading of every progressive variant.
@@ -82,23 +84,21 @@ package struct Verifier: Sendable {
     }
 
     /// Runs the phases, filling in `report` as it goes, and returns the problems found. Wall
-    /// time is what a CI job waits for, so every part runs on all `jobs` threads.
+    /// time is what a CI job waits for, so every part runs on all `jobs` threads; memory stays
+    /// at a batch of images, whatever their number, besides what the whole-catalogue checks keep
+    /// of each (`ImageChecks`).
     private func check(_ report: inout VerificationReport) -> [VerificationProblem] {
         let manifestPhase = ManifestPhase(configuration: configuration, manifestLabel: manifestLabel)
         let sourcePhase = SourcePhase(configuration: configuration)
         let (read, walked) = readWhileHashing(manifestPhase, sourcePhase)
-        let manifest: Manifest
+        let stream: ManifestStream
         switch read {
-        case .done(let decoded)?: manifest = decoded
+        case .done(let opened)?: stream = opened
         case .stopped(let problem)?: return [problem]
         case nil: return []
         }
-        report.images = manifest.images.count
-        report.failures = manifest.failures.count
-        report.variants = manifest.images.values.reduce(0) { $0 + $1.variants.count }
-        report.sourceNames = manifest.images.compactMapValues { $0.sources.sorted().first }
-        let unsafe = manifestPhase.unsafePaths(manifest)
-        var problems = unsafe.problems
+        let header = stream.header
+        var problems = manifestPhase.unsafePaths(header).problems
 
         let output: Directory
         do {
@@ -109,122 +109,110 @@ package struct Verifier: Sendable {
         }
         var digests: SourceDigests?
         if case .done(let walked)? = walked { digests = walked }
-        let checked = checkImages(manifest, unsafe: unsafe.keys, output: output, digests: digests)
-        problems += checked.problems
-        report.replays = checked.replays
+        let cache =
+            options.cachesReplays && options.frames == nil && options.replays(configuration)
+            ? ReplayCache(stateFolder: StateFolder.path(of: configuration)) : nil
+        let checks = ImageChecks(verifier: self, header: header, output: output, digests: digests, cache: cache)
+        let indexProblems: [VerificationProblem]
+        switch checkImages(stream, checks) {
+        case .done(let found): indexProblems = found
+        case .stopped(let problem): return [problem]
+        }
+        cache?.removeUnused()
+        let found = checks.found.withLock { $0 }
+        report.images = stream.imageCount
+        report.failures = header.failures.count
+        report.variants = found.variants
+        report.sourceNames = found.sourceNames
+        report.replays = found.replays.sorted { $0.image < $1.image }
+        problems += found.problems
+        problems += indexProblems
+        problems += OrphanPhase(configuration: configuration, outputLabel: outputLabel)
+            .problems(known: found.known, imageCount: stream.imageCount, output: output)
         switch walked {
-        case .done(let digests)?:
-            problems += sourcePhase.problems(manifest, digests)
-            problems += checkFacts(manifest, digests, images: checked.facts)
+        case .done(let digests)?: problems += sourcePhase.problems(header, listed: found.listed, digests)
         case .stopped(let problem)?: problems.append(problem)
         case nil: break
         }
         return problems
     }
 
-    /// The manifest phase's read, with the source phase's walk and hashing alongside: neither
-    /// needs the other. The hashing stops once the manifest is read; the images' threads take
-    /// up what is left.
+    /// The manifest phase's first read (its top level), with the source phase's walk and
+    /// hashing alongside: neither needs the other. Once the manifest's top level is read, its
+    /// thread hashes too, so that every source is hashed before the images are checked.
     private func readWhileHashing(
         _ manifestPhase: ManifestPhase, _ sourcePhase: SourcePhase
-    ) -> (Step<Manifest>?, Step<SourceDigests>?) {
-        let read = Mutex<Step<Manifest>?>(nil)
+    ) -> (Step<ManifestStream>?, Step<SourceDigests>?) {
+        let read = Mutex<Step<ManifestStream>?>(nil)
         let walked = Mutex<Step<SourceDigests>?>(nil)
-        let manifestDone = Atomic<Bool>(false)
         ParallelRunner.run(count: 2, width: options.jobs) { index in
             if index == 0 {
                 let manifest = manifestPhase.read()
                 read.withLock { $0 = manifest }
-                manifestDone.store(true, ordering: .releasing)
             } else {
                 let sources = sourcePhase.walk()
                 walked.withLock { $0 = sources }
-                guard case .done(let digests) = sources else { return true }
-                while !manifestDone.load(ordering: .acquiring) && digests.hashNext() {}
+            }
+            // The walk's thread hashes every source; the manifest's joins it once it is read.
+            if case .done(let digests)? = walked.withLock({ $0 }) {
+                while digests.hashNext() {}
             }
             return true
         }
         return (read.withLock { $0 }, walked.withLock { $0 })
     }
 
-    /// The image, replay and budget phases for every image, with the index check, the orphan
-    /// phase and the sources `digests` has not hashed yet, on `jobs` threads; the single items
-    /// first, so that neither is left running alone at the end.
-    private func checkImages(
-        _ manifest: Manifest, unsafe: Set<String>, output: Directory, digests: SourceDigests?
-    ) -> (problems: [VerificationProblem], replays: [ImageReplay], facts: [String: SourceFactsCheck.Image]) {
-        let cache =
-            options.cachesReplays && options.frames == nil && options.replays(configuration)
-            ? ReplayCache(stateFolder: StateFolder.path(of: configuration)) : nil
-        let images = ImagePhase(verifier: self, unsafe: unsafe, output: output)
-        let replays = ReplayPhase(
-            configuration: configuration, outputLabel: outputLabel, options: options, cache: cache)
-        let budgets = BudgetPhase(configuration: configuration, profiles: options.profiles)
-        let keys = manifest.images.keys.sorted()
-        let results = Mutex<[(problems: [VerificationProblem], replay: ImageReplay?)]>([])
-        let facts = Mutex<[String: SourceFactsCheck.Image]>([:])
-        let firstImage = 2 + (digests?.untaken ?? 0)
-        ParallelRunner.run(count: firstImage + keys.count, width: options.jobs) { index in
-            switch index {
-            case 0:
-                let problems = ManifestPhase(configuration: self.configuration, manifestLabel: self.manifestLabel)
-                    .indexProblems(manifest)
-                results.withLock { $0.append((problems, nil)) }
-            case 1:
-                let problems = OrphanPhase(configuration: self.configuration, outputLabel: self.outputLabel)
-                    .problems(manifest, output: output)
-                results.withLock { $0.append((problems, nil)) }
-            case 2..<firstImage:
-                _ = digests?.hashNext()
-            default:
-                let key = keys[index - firstImage]
-                guard let entry = manifest.images[key] else { return true }
-                let found = images.check(key, entry, manifest: manifest)
-                var problems = found.problems
-                var replay: ImageReplay?
-                // An image with a file that must not be decoded (over its box or the limits) is
-                // not replayed: its problem is already reported, and a replay would decode it.
-                if self.options.replays(self.configuration), found.decodable,
-                    let replayed = replays.replay(key, rungs: found.rungs)
-                {
-                    let source = entry.sources.min()
-                    let (timelines, over) = budgets.check(
-                        key, source: source, label: replayed.label, rungs: replayed.rungs)
-                    problems += replayed.problems + over
-                    if self.options.replay || !timelines.isEmpty {
-                        replay = ImageReplay(
-                            image: key, source: source, variant: replayed.variant, report: replayed.report,
-                            timelines: timelines)
-                    }
-                }
-                results.withLock { $0.append((problems, replay)) }
-                facts.withLock { $0[key] = found.facts }
-            }
-            return true
+    /// Images read from the manifest at a time: enough to keep every thread busy between reads.
+    static let imageBatch = 256
+
+    /// The checks of every image (`ImageChecks`), a batch at a time on `jobs` threads, while one
+    /// of them reads the next batch and hands it, in the manifest's order, to the index check,
+    /// whose problems it returns. Stops with the manifest's problem when an image cannot be read.
+    private func checkImages(_ stream: ManifestStream, _ checks: ImageChecks) -> Step<[VerificationProblem]> {
+        let phase = ManifestPhase(configuration: configuration, manifestLabel: manifestLabel)
+        let images: ManifestStream.Images
+        do {
+            images = try stream.images()
+        } catch {
+            return .stopped(phase.problem(error))
         }
-        cache?.removeUnused()
-        let all = results.withLock { $0 }
-        return (
-            all.flatMap(\.problems), all.compactMap(\.replay).sorted { $0.image < $1.image }, facts.withLock { $0 }
-        )
+        let index = ManifestIndexCheck(
+            configuration: configuration, manifestLabel: manifestLabel, header: stream.header,
+            imageCount: stream.imageCount)
+        let reader = Mutex(ImageReader(images: images, index: index, phase: phase))
+        var batch = reader.withLock { $0.next() }
+        while case .done(let current) = batch, !current.isEmpty {
+            let next = Mutex<Step<[(key: String, entry: Manifest.ImageEntry)]>?>(nil)
+            ParallelRunner.run(count: 1 + current.count, width: options.jobs) { item in
+                if item == 0 {
+                    next.withLock { $0 = reader.withLock { $0.next() } }
+                } else {
+                    checks.check(current[item - 1].key, current[item - 1].entry)
+                }
+                return true
+            }
+            batch = next.withLock { $0 } ?? .done([])
+        }
+        if case .stopped(let failure) = batch { return .stopped(failure) }
+        let path = configuration.manifestPath
+        return .done(
+            reader.withLock { $0.index.finish { try? Manifest(shapeOf: Data(Directory.readFile(atPath: path))) } })
     }
 
-    /// Each image's recorded facts held to its source (`SourceFactsCheck`), on `jobs` threads:
-    /// some sources are read again, and with `deep` some decoded.
-    private func checkFacts(
-        _ manifest: Manifest, _ digests: SourceDigests, images: [String: SourceFactsCheck.Image]
-    ) -> [VerificationProblem] {
-        let sources = SourcePhase(configuration: configuration).representatives(manifest, digests)
-        let keys = sources.keys.sorted()
-        let check = SourceFactsCheck(configuration: configuration, manifestLabel: manifestLabel, deep: options.deep)
-        let found = Mutex<[VerificationProblem]>([])
-        ParallelRunner.run(count: keys.count, width: options.jobs) { index in
-            let key = keys[index]
-            guard let entry = manifest.images[key], let (file, header) = sources[key] else { return true }
-            let problems = check.problems(key, entry, image: images[key] ?? .init(), source: file, header: header)
-            found.withLock { $0 += problems }
-            return true
+    /// Reads the next batch of images and hands them to the index check.
+    struct ImageReader: ~Copyable {
+        let images: ManifestStream.Images
+        let index: ManifestIndexCheck
+        let phase: ManifestPhase
+
+        func next() -> Step<[(key: String, entry: Manifest.ImageEntry)]> {
+            do {
+                let batch = try images.next(atLeast: Verifier.imageBatch)
+                for (key, entry) in batch { index.add(key, entry) }
+                return .done(batch)
+            } catch {
+                return .stopped(phase.problem(error))
+            }
         }
-        return found.withLock { $0 }
     }
 }

@@ -1,0 +1,193 @@
+internal import CYajl
+
+/// A JSON document whose top-level object is read a chunk at a time with yajl's event parser,
+/// and handed over member by member as the bytes of each value, so that a document of any size
+/// costs one chunk and one member. The members of the objects named in `streaming` (a
+/// manifest's `images`) are handed over one at a time instead of whole.
+///
+/// yajl checks the syntax (and that strings are UTF-8); what the values mean is the reader's
+/// to decode, one member at a time.
+package final class JSONMemberStream {
+    /// One member: its key, the key of the streamed object it belongs to (nil at the top
+    /// level), and its value's JSON bytes.
+    package struct Member: Sendable {
+        package var parent: String?
+        package var key: String
+        package var value: [UInt8]
+    }
+
+    /// Why the document could not be read: yajl's message, or the reader's error.
+    package struct ReadError: Error, Sendable, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
+    }
+
+    private let streaming: Set<String>
+    private let readChunk: () throws -> [UInt8]?
+    private var handle: yajl_handle?
+    /// yajl keeps the pointer it is given: the callbacks live as long as the stream.
+    private let callbacks = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+
+    /// The bytes from absolute offset `windowStart` on: the member being read, and the chunk.
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    /// The absolute offset of the chunk yajl is reading.
+    private var chunkStart = 0
+    private var finished = false
+    private var failure: String?
+
+    /// Open containers: 1 inside the top-level object.
+    private var depth = 0
+    /// The streamed object being read, when `depth` is 2 or more inside it.
+    private var streamed: String?
+    /// The key of the member being read, and the offset just past it (its value follows).
+    private var key = ""
+    private var valueStart: Int?
+    private var ready: [Member] = []
+
+    /// When false, the members of streamed objects are counted (`streamedCount`), not handed over.
+    private let handsOverStreamed: Bool
+    /// How many members of streamed objects were read.
+    package private(set) var streamedCount = 0
+    /// The keys of the streamed objects met so far.
+    package private(set) var streamedObjects: Set<String> = []
+
+    /// `readChunk` returns the document's next bytes, nil at its end. With `handsOverStreamed`
+    /// false, the streamed objects' members are only counted: a pass over the rest of the document.
+    package init(
+        streaming: Set<String>, handsOverStreamed: Bool = true, readChunk: @escaping () throws -> [UInt8]?
+    ) {
+        self.streaming = streaming
+        self.handsOverStreamed = handsOverStreamed
+        self.readChunk = readChunk
+        callbacks.initialize(to: yajl_callbacks())
+        callbacks.pointee.yajl_null = { context in JSONMemberStream.of(context).scalar() }
+        callbacks.pointee.yajl_boolean = { context, _ in JSONMemberStream.of(context).scalar() }
+        // Numbers as their text: never refused for their size, decoded by the reader.
+        callbacks.pointee.yajl_number = { context, _, _ in JSONMemberStream.of(context).scalar() }
+        callbacks.pointee.yajl_string = { context, _, _ in JSONMemberStream.of(context).scalar() }
+        callbacks.pointee.yajl_start_map = { context in JSONMemberStream.of(context).open(isObject: true) }
+        callbacks.pointee.yajl_start_array = { context in JSONMemberStream.of(context).open(isObject: false) }
+        callbacks.pointee.yajl_end_map = { context in JSONMemberStream.of(context).close() }
+        callbacks.pointee.yajl_end_array = { context in JSONMemberStream.of(context).close() }
+        callbacks.pointee.yajl_map_key = { context, bytes, count in
+            JSONMemberStream.of(context).key(
+                String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+        }
+    }
+
+    deinit {
+        if let handle { yajl_free(handle) }
+        callbacks.deallocate()
+    }
+
+    /// The next members, at least `count` of them unless the document ends first; empty once
+    /// it has ended.
+    package func next(atLeast count: Int) throws(ReadError) -> [Member] {
+        if handle == nil {
+            handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(self).toOpaque())
+        }
+        while ready.count < count && !finished {
+            let chunk: [UInt8]?
+            do {
+                chunk = try readChunk()
+            } catch {
+                throw ReadError(reason: "\(error)")
+            }
+            let status: yajl_status
+            if let chunk, !chunk.isEmpty {
+                chunkStart = windowStart + window.count
+                window += chunk
+                status = window.withUnsafeBufferPointer {
+                    yajl_parse(handle, $0.baseAddress! + (chunkStart - windowStart), chunk.count)
+                }
+            } else {
+                finished = true
+                status = yajl_complete_parse(handle)
+            }
+            if let failure { throw ReadError(reason: failure) }
+            guard status == yajl_status_ok else { throw ReadError(reason: yajlError()) }
+            // Keep only the member being read.
+            let keep = (valueStart ?? (windowStart + window.count)) - windowStart
+            if keep > 0 {
+                window.removeSubrange(0..<keep)
+                windowStart += keep
+            }
+        }
+        defer { ready.removeAll(keepingCapacity: true) }
+        return ready
+    }
+
+    private func yajlError() -> String {
+        guard let text = yajl_get_error(handle, 0, nil, 0) else { return "not valid JSON" }
+        defer { yajl_free_error(handle, text) }
+        // "parse error: ..." and a newline: its first line.
+        return String(cString: text).split(separator: "\n").first.map(String.init) ?? "not valid JSON"
+    }
+
+    private static func of(_ context: UnsafeMutableRawPointer?) -> JSONMemberStream {
+        Unmanaged<JSONMemberStream>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    /// The absolute offset just past the token yajl has read.
+    private var offset: Int { chunkStart + Int(yajl_get_bytes_consumed(handle)) }
+
+    /// True when a value that ends at `depth` is a member to hand over.
+    private var isMemberDepth: Bool { depth == 1 || (depth == 2 && streamed != nil) }
+
+    private func key(_ name: String) -> Int32 {
+        if isMemberDepth {
+            key = name
+            valueStart = offset
+        }
+        return 1
+    }
+
+    private func scalar() -> Int32 {
+        if depth == 0 { return fail("the document is not an object") }
+        if isMemberDepth { emit() }
+        return 1
+    }
+
+    private func open(isObject: Bool) -> Int32 {
+        if depth == 0 && !isObject { return fail("the document is not an object") }
+        depth += 1
+        if depth == 2, isObject, streaming.contains(key) {
+            streamed = key
+            streamedObjects.insert(key)
+            valueStart = nil
+        }
+        return 1
+    }
+
+    private func close() -> Int32 {
+        depth -= 1
+        if depth == 1, streamed != nil, valueStart == nil {
+            // The streamed object itself ends: its members are handed over already.
+            streamed = nil
+        } else if isMemberDepth && depth > 0 {
+            emit()
+        }
+        return 1
+    }
+
+    private func fail(_ reason: String) -> Int32 {
+        failure = reason
+        return 0
+    }
+
+    /// Hands over the member whose value ends here: the bytes after its key, without the colon
+    /// and the blanks before the value.
+    private func emit() {
+        guard let start = valueStart else { return }
+        defer { valueStart = nil }
+        if depth == 2 {
+            streamedCount += 1
+            if !handsOverStreamed { return }
+        }
+        var from = start - windowStart
+        let end = offset - windowStart
+        while from < end, [0x20, 0x09, 0x0A, 0x0D, 0x3A].contains(window[from]) { from += 1 }
+        ready.append(Member(parent: depth == 2 ? streamed : nil, key: key, value: Array(window[from..<end])))
+    }
+}
