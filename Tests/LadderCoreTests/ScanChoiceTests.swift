@@ -6,6 +6,8 @@ import Testing
 
 @Suite("Scan script choice")
 struct ScanChoiceTests {
+    init() { TestImages.start() }
+
     /// The default full-size variant: 5 scans, script chosen per image.
     static let recipe = Defaults.variants.first { $0.name == "full" }!
 

@@ -6,6 +6,8 @@ import Testing
 /// What the screen shows while a full-size file downloads, and the choice made for it.
 @Suite("What the screen shows")
 struct ScreenQualityTests {
+    init() { TestImages.start() }
+
     @Test("a picture is shown at the view's width, never enlarged, its aspect ratio kept")
     func displaySize() {
         #expect(

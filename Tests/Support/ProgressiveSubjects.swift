@@ -24,6 +24,9 @@ enum ProgressiveSubjects {
                 pixels[offset + 2] = UInt8(clamping: b)
             }
         }
+        // libvips starts itself on first use when nothing started it, and a test that makes a
+        // picture then races another suite's start: start it first, once.
+        TestImages.start()
         return try Image(pixels: pixels, width: width, height: height, bands: 3, space: .sRGB)
     }
 
