@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pictures import scans_subject, tile
+from pictures import flat_art, scans_subject, tile
 from server import LadderServer
 
 REPO = Path(__file__).resolve().parents[3]
@@ -144,15 +144,22 @@ RUNGS = ["small_thumb", "large_thumb", "full"]
 FORMATS = ["webp", "avif", "jxl"]
 
 
+def source_sha1(manifest: dict, source: str) -> str:
+    """The SHA1 under which `manifest` lists the source file `source`."""
+    return next(sha1 for sha1, entry in manifest["images"].items() if source in entry["sources"])
+
+
 @pytest.fixture(scope="session")
-def formats_build(ladder, main_build, formats_folder) -> dict:
-    """A ladder build of the main build's first photos with `"formats": ["webp", "avif", "jxl"]`
-    on every variant, pruned so that each source keeps the siblings SIBLINGS gives it (files,
-    manifest and index alike); `ladder verify` passes on what is left. Returns its manifest."""
+def formats_build(ladder, formats_folder) -> dict:
+    """A ladder build of flat artwork with `"formats": ["webp", "avif", "jxl"]` on every variant,
+    pruned so that each source keeps the siblings SIBLINGS gives it (files, manifest and index
+    alike); `ladder verify` passes on what is left. Returns its manifest. ladder writes a WebP or
+    AVIF sibling only when it is as close to the picture as the JPEG and smaller, which flat
+    artwork is and the photos-like waves of the main build are not."""
     photos = formats_folder / "photos"
     photos.mkdir(parents=True)
-    for source in SIBLINGS:
-        shutil.copyfile(main_build.folder / source, formats_folder / source)
+    for seed, source in enumerate(SIBLINGS):
+        flat_art(1200, 900, seed).save(formats_folder / source)
     variants = {name: dict(recipe, formats=FORMATS) for name, recipe in VARIANTS.items()}
     pipeline = {"version": 1, "sources": ["photos"], "output": "site", "variants": variants}
     (formats_folder / "pipeline.json").write_text(json.dumps(pipeline))
@@ -161,7 +168,7 @@ def formats_build(ladder, main_build, formats_folder) -> dict:
     manifest = json.loads((output / "manifest.json").read_text())
     layout = json.loads((output / "index" / "layout.json").read_text())
     for source, kept in SIBLINGS.items():
-        sha1 = main_build.sha1(source)
+        sha1 = source_sha1(manifest, source)
         prefix_file = output / "index" / f"{sha1[: layout['prefixLength']]}.json"
         index = json.loads(prefix_file.read_text())
         for rung in RUNGS:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageDraw
 
 
 def ycbcr_to_rgb(y, cb, cr):
@@ -39,3 +39,17 @@ def psnr(a: np.ndarray, b: np.ndarray) -> float:
     difference = a.astype(np.float64) - b.astype(np.float64)
     mse = float(np.mean(difference * difference))
     return 99.0 if mse == 0 else 10 * np.log10(255 * 255 / mse)
+
+
+def flat_art(width: int, height: int, seed: int) -> Image.Image:
+    """Flat artwork of its own for each seed: a few rectangles and ellipses in flat colours, the
+    kind of picture WebP and AVIF keep as close as the JPEG in fewer bytes."""
+    palette = [(230, 80, 40), (40, 90, 200), (250, 220, 60), (245, 240, 230), (30, 140, 90), (120, 60, 160)]
+    picture = Image.new("RGB", (width, height), palette[(seed + 3) % len(palette)])
+    draw = ImageDraw.Draw(picture)
+    for k in range(4):
+        left = (seed * 97 + k * 211) % (width // 2)
+        top = (seed * 53 + k * 131) % (height // 2)
+        box = [left, top, left + width // 3 + k * 40, top + height // 3 + k * 30]
+        (draw.ellipse if k % 2 else draw.rectangle)(box, fill=palette[(seed + k) % len(palette)])
+    return picture

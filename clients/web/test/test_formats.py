@@ -4,7 +4,7 @@ JPEG otherwise. The siblings are made by the `formats_build` fixture (conftest.p
 
 from __future__ import annotations
 
-from conftest import Pages, chromium_path, events, wait_for_rung  # noqa: F401 (fixtures)
+from conftest import Pages, chromium_path, events, source_sha1, wait_for_rung  # noqa: F401 (fixtures)
 
 def formats_of(manifest: dict, sha1: str, rung: str) -> dict:
     return manifest["images"][sha1]["variants"][rung]["formats"]
@@ -18,8 +18,8 @@ def element(sha1: str, element_id: str, width: int) -> str:
     return f'<ladder-image id="{element_id}" base="/formats/" sha1="{sha1}" style="width:{width}px"></ladder-image>'
 
 
-def test_each_rung_comes_in_the_smallest_format_the_browser_decodes(pages, server, main_build, formats_build):
-    sha1 = main_build.sha1("photos/photo-0.png")
+def test_each_rung_comes_in_the_smallest_format_the_browser_decodes(pages, server, formats_build):
+    sha1 = source_sha1(formats_build, "photos/photo-0.png")
     page = pages.open(element(sha1, "a", 1100), viewport=(1200, 1000))
     wait_for_rung(page, "a", "full")
     shown = {e["rung"]: e for e in events(page, "a") if e["rung"] != "placeholder"}
@@ -36,10 +36,10 @@ def test_each_rung_comes_in_the_smallest_format_the_browser_decodes(pages, serve
     assert "full" in shown
 
 
-def test_the_choice_follows_what_the_browser_decodes_not_its_name(browser, server, main_build, formats_build):
+def test_the_choice_follows_what_the_browser_decodes_not_its_name(browser, server, formats_build):
     """The same page in a browser that claims to be another (its user agent) chooses the same
     files, and in one whose JPEG XL decoder is switched off, the JPEG instead of the jxl."""
-    sha1 = main_build.sha1("photos/photo-2.png")  # only jxl siblings
+    sha1 = source_sha1(formats_build, "photos/photo-2.png")  # only jxl siblings
     body = element(sha1, "a", 400)
     jxl = "/formats/" + formats_of(formats_build, sha1, "large_thumb")["jxl"]["path"]
     jpeg = "/formats/" + formats_build["images"][sha1]["variants"]["large_thumb"]["path"]
@@ -74,8 +74,8 @@ def test_the_choice_follows_what_the_browser_decodes_not_its_name(browser, serve
         without_jxl.close()
 
 
-def test_a_missing_sibling_falls_back_to_the_jpeg_of_the_same_rung(pages, server, main_build, formats_build):
-    sha1 = main_build.sha1("photos/photo-1.png")  # only webp siblings
+def test_a_missing_sibling_falls_back_to_the_jpeg_of_the_same_rung(pages, server, formats_build):
+    sha1 = source_sha1(formats_build, "photos/photo-1.png")  # only webp siblings
     webp = "/formats/" + formats_of(formats_build, sha1, "large_thumb")["webp"]["path"]
     jpeg = "/formats/" + formats_build["images"][sha1]["variants"]["large_thumb"]["path"]
     server.fail(webp, 404)

@@ -77,7 +77,7 @@ def test_hostile_source_names_stay_text(pages, server, ladder, main_build):
     assert page.evaluate("[...document.images].map((i) => i.alt)") == ['"><img src=x onerror="window.hacked=2">'] * 3
 
 
-def test_a_picture_offers_the_lightest_format_the_browser_decodes(pages, server, ladder, main_build, formats_build):
+def test_a_picture_offers_the_lightest_format_the_browser_decodes(pages, server, ladder, formats_build):
     document = published(
         ladder,
         ["--manifest", "manifest.json", "--base", "/formats/", "--sizes", "400px", "photos/photo-0.png"],
