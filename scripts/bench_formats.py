@@ -4,7 +4,7 @@
   scripts/bench --formats [FOLDER] [--rounds N] [--jobs N] [--calibrate] [--only PART] [--per-format]
                 [--calibrate-variants LIST] [--avif-effort N] [--markdown FILE]
 
-FOLDER defaults to ../shared/corpus/photos. Four parts:
+FOLDER defaults to ../shared/corpus/photos. Five parts:
 
 1. Bytes and quality. One ladder build with "formats": ["webp", "avif", "jxl"] on every default
    variant. Each rung and sibling is compared with a reference made from the full decode of the
@@ -24,13 +24,18 @@ FOLDER defaults to ../shared/corpus/photos. Four parts:
 3. The whole build: a fresh build of FOLDER with every format on every variant against a
    JPEG-only one, in paired rounds (order rotated), CPU time of the build and its render workers
    (perf stat -e task-clock) and wall time; medians and the median of the paired ratios; with
-   --per-format, a build with each format alone too.
+   --per-format, a build with each format alone too, and one with every format on the
+   thumbnails and JPEG XL alone on full size.
 4. With --calibrate: for each variant and image, the lowest WebP and AVIF quality at which the
    sibling is at least as close to the reference as a JPEG of the variant's quality (and of
    qualities 50 and 95 in the large thumbnail's box) by butteraugli and by SSIM (a bisection),
    and its bytes over the JPEG's; --avif-effort N calibrates AVIF at effort N. At full size the
    largest quality over the images is what Defaults.siblingCalibration holds (the thumbnails
    search their quality per picture, from it).
+5. With --only bound: the work that no AVIF or WebP effort saves, against a JPEG-only build's
+   CPU: each photo's full-size AVIF and WebP at the fastest effort (0) and their calibrated
+   quality, and the 3 butteraugli measures per thumbnail (its JPEG's, its AVIF's and its WebP's)
+   that checking siblings per picture needs at the least.
 """
 import argparse
 import json
@@ -110,10 +115,11 @@ def reference_for(full, size):
 # MARK: - Part 1: bytes and quality of a build's siblings
 
 def pipeline(folder, formats, avif_effort=None):
-    """Every default variant with `formats`; a time limit that a busy machine cannot break."""
+    """Every default variant with `formats` (a list, or a list per variant name); a time limit
+    that a busy machine cannot break."""
     variants = {}
     for name, _, _ in VARIANTS:
-        variant = {"formats": formats}
+        variant = {"formats": formats.get(name, []) if isinstance(formats, dict) else formats}
         if avif_effort is not None:
             variant["avifEffort"] = avif_effort
         variants[name] = variant
@@ -337,6 +343,8 @@ def build_part(ladder, folder, jobs, rounds, work, out, per_format=False):
     configurations = [("JPEG only", []), ("every format", FORMATS)]
     if per_format:
         configurations += [(f"{fmt} only", [fmt]) for fmt in FORMATS]
+        configurations.append(("every format on the thumbnails, jxl on full",
+                               {"small_thumb": FORMATS, "large_thumb": FORMATS, "full": ["jxl"]}))
     results = {label: [] for label, _ in configurations}
     for round_index in range(rounds):
         order = configurations if round_index % 2 == 0 else configurations[::-1]
@@ -358,6 +366,42 @@ def build_part(ladder, folder, jobs, rounds, work, out, per_format=False):
                    f"{statistics.median(w for _, w in mine):.2f} | "
                    f"{statistics.median(m[0] / b[0] for b, m in zip(base, mine)):.2f}x | "
                    f"{statistics.median(m[1] / b[1] for b, m in zip(base, mine)):.2f}x |")
+
+
+# MARK: - Part 5: the least that every format adds to a build
+
+def bound_part(ladder, folder, jobs, work, out):
+    """What no AVIF or WebP effort can save: the fastest encode of each full-size sibling at its
+    calibrated quality, and the butteraugli measures that checking a thumbnail's siblings against
+    its JPEG needs at the least (the JPEG's and one per sibling), against a JPEG-only build."""
+    import pyvips
+    _, jpeg_cpu, _ = build(ladder, os.path.join(work, "bound"), folder, [], jobs)
+    sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
+    spent = {"avif effort 0, full": 0.0, "webp effort 0, full": 0.0, "butteraugli, 3 per thumbnail": 0.0}
+    for source in sources:
+        full = bench.upright_srgb(source)
+        for name, box, quality in VARIANTS:
+            scale = min(1.0, box / max(full.width, full.height))
+            size = (max(1, round(full.width * scale)), max(1, round(full.height * scale)))
+            picture = reference_for(full, size)
+            if name == "full":
+                for fmt in ("avif", "webp"):
+                    seconds, _ = cpu_of(lambda: encode(picture, fmt, defaults_quality(fmt, quality), 0))
+                    spent[f"{fmt} effort 0, full"] += seconds
+            else:
+                jpeg_picture = decoded(encode(picture, "jpeg", quality, 0))
+                for _ in range(3):
+                    seconds, _ = cpu_of(lambda: butteraugli(picture, jpeg_picture))
+                    spent["butteraugli, 3 per thumbnail"] += seconds
+    out.append(f"JPEG-only build of {len(sources)} photos (--jobs {jobs}): {jpeg_cpu:.2f} s CPU. Work no effort saves, "
+               "CPU s summed over the photos, one thread, and its share of that build:")
+    out.append("")
+    out.append("| work | CPU s | / JPEG-only build |")
+    out.append("|---|---|---|")
+    for kind, seconds in spent.items():
+        out.append(f"| {kind} | {seconds:.2f} | {seconds / jpeg_cpu:.2f}x |")
+    total = sum(spent.values())
+    out.append(f"| all of it | {total:.2f} | {total / jpeg_cpu:.2f}x |")
 
 
 # MARK: - Part 4: calibration
@@ -442,7 +486,7 @@ def main():
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--per-format", action="store_true",
                         help="the build part also times a build with each format alone")
-    parser.add_argument("--only", choices=["quality", "timing", "build", "calibrate"])
+    parser.add_argument("--only", choices=["quality", "timing", "build", "calibrate", "bound"])
     parser.add_argument("--calibrate-variants",
                         help="comma-separated variants to calibrate, each alone (small_thumb) or with one of its "
                              "JPEG qualities (large_thumb:82); default: all")
@@ -468,6 +512,8 @@ def main():
                 timing_part(folder, lines)
             elif part == "build":
                 build_part(args.ladder, folder, args.jobs, args.rounds, work, lines, args.per_format)
+            elif part == "bound":
+                bound_part(args.ladder, folder, args.jobs, work, lines)
             else:
                 calibration_part(folder, args.jobs, lines,
                                  args.calibrate_variants.split(",") if args.calibrate_variants else None)

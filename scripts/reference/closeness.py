@@ -32,17 +32,32 @@ def luma(pixels):
     return ((19595 * r + 38470 * g + 7471 * b + 32768) >> 16).astype(np.float64)
 
 
-def main():
-    reference = rgb(sys.argv[1])
-    height, width = reference.shape[:2]
-    reference_luma = luma(reference)
-    for path in sys.argv[2:]:
-        picture = rgb(path)
-        if picture.shape != reference.shape:
-            sys.exit(f"{path}: {picture.shape[1]}x{picture.shape[0]}, the reference is {width}x{height}")
-        norm3, _ = libjxl_butteraugli.distance(width, height, reference.tobytes(), picture.tobytes())
-        ssim = structural_similarity(luma(picture), reference_luma, gaussian_weights=True, sigma=1.5,
+class Reference:
+    """A reference picture (packed 8-bit RGB, height x width x 3), ready to measure others of its
+    size against: `closeness(picture)` gives (butteraugli 3-norm, SSIM of the luma planes)."""
+
+    def __init__(self, pixels):
+        self.pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
+        self.height, self.width = self.pixels.shape[:2]
+        self.luma = luma(self.pixels)
+
+    def closeness(self, picture):
+        picture = np.ascontiguousarray(picture, dtype=np.uint8)
+        if picture.shape != self.pixels.shape:
+            raise ValueError(f"{picture.shape[1]}x{picture.shape[0]}, the reference is {self.width}x{self.height}")
+        norm3, _ = libjxl_butteraugli.distance(self.width, self.height, self.pixels.tobytes(), picture.tobytes())
+        ssim = structural_similarity(luma(picture), self.luma, gaussian_weights=True, sigma=1.5,
                                      use_sample_covariance=False, data_range=255)
+        return norm3, ssim
+
+
+def main():
+    reference = Reference(rgb(sys.argv[1]))
+    for path in sys.argv[2:]:
+        try:
+            norm3, ssim = reference.closeness(rgb(path))
+        except ValueError as error:
+            sys.exit(f"{path}: {error}")
         print(f"{norm3:.6f} {ssim:.6f}")
 
 
