@@ -130,6 +130,24 @@ struct ConfigurationTests {
             saying: "from 0 to 9")
     }
 
+    @Test("AVIF's effort follows the variant's box unless given: the searched thumbnails get the slower effort")
+    func avifEffortByBox() throws {
+        let defaults = try Self.parse(#"{"sources": ["photos"]}"#).variants
+        let effort = { (name: String) in defaults.first { $0.name == name }?.avifEffort }
+        #expect(effort("small_thumb") == Defaults.avifThumbnailEffort)
+        #expect(effort("large_thumb") == Defaults.avifThumbnailEffort)
+        #expect(effort("full") == Defaults.avifEffort)
+        #expect(Defaults.avifThumbnailEffort != Defaults.avifEffort)
+        // A thumbnail made full-size takes full size's effort, and a given effort is kept.
+        let configured = try Self.parse(
+            #"{"sources": ["photos"], "variants": {"large_thumb": {"maxWidth": 2560, "maxHeight": 2560}, "#
+                + #""small_thumb": {"avifEffort": 5}, "hero": {"maxWidth": 320, "maxHeight": 320}}}"#
+        ).variants
+        #expect(configured.first { $0.name == "large_thumb" }?.avifEffort == Defaults.avifEffort)
+        #expect(configured.first { $0.name == "small_thumb" }?.avifEffort == 5)
+        #expect(configured.first { $0.name == "hero" }?.avifEffort == Defaults.avifThumbnailEffort)
+    }
+
     @Test("the calibration gives each sibling format its quality for a JPEG quality, and the fingerprint covers it")
     func siblingQualities() {
         for format in [SiblingFormat.webp, .avif] {

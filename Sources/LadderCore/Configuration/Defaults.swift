@@ -45,11 +45,22 @@ package enum Defaults {
 
     // MARK: - Format siblings
 
-    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9: the fastest. A
-    /// build with AVIF on every variant already costs 3.5 times a JPEG-only build's CPU on the
-    /// test corpus, and effort 2 takes 5 to 7 times as long per encode (docs/BENCHMARKS.md,
-    /// "Format siblings").
+    /// libaom's effort for AVIF siblings (`avifEffort` of a variant), 0...9, of variants larger
+    /// than the thumbnails (`Defaults.siblingProbePixels`): the fastest. There the calibrated
+    /// quality is encoded once, and a full-size encode at effort 2 takes 5 to 7 times as long
+    /// (docs/BENCHMARKS.md, "Format siblings").
     package static let avifEffort = 0
+    /// libaom's effort for the thumbnails' AVIF siblings, whose quality is searched per picture:
+    /// at effort 0 (libaom's speed 9) the smallest AVIF as close as the JPEG is about a third
+    /// larger than at effort 1 or 2, whose encodes of a thumbnail still cost less than the
+    /// butteraugli measure of each probe (`scripts/formats-oracle`, docs/BENCHMARKS.md).
+    package static let avifThumbnailEffort = 2
+
+    /// The default `avifEffort` of a variant whose box holds `pixels`.
+    package static func avifEffort(boxPixels pixels: Int) -> Int {
+        pixels <= siblingProbePixels ? avifThumbnailEffort : avifEffort
+    }
+
     /// libwebp's effort for WebP siblings, 0...6: less than half the CPU time of libwebp's
     /// default 4 for 3 % more bytes at full size (docs/BENCHMARKS.md, "Format siblings").
     package static let webpEffort = 2

@@ -179,7 +179,8 @@ extension PipelineConfiguration {
             progressive = try readProgressive(&progressiveReader)
         }
         let formats = try readFormats(&reader, default: base?.formats ?? [])
-        let avifEffort = try reader.integer("avifEffort", in: 0...9, default: base?.avifEffort ?? Defaults.avifEffort)
+        // Left out, the effort follows the variant's own box (`Defaults.avifEffort(boxPixels:)`).
+        let avifEffort = reader.has("avifEffort") ? try reader.integer("avifEffort", in: 0...9, default: nil) : nil
         try reader.finish(known: ["maxWidth", "maxHeight", "quality", "chroma", "progressive", "formats", "avifEffort"])
         return VariantRecipe(
             name: name, maxWidth: maxWidth, maxHeight: maxHeight, quality: quality, chroma: chroma,

@@ -13,12 +13,12 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
     package var progressive: ProgressiveScripts?
     /// The siblings written beside the JPEG rung, in `SiblingFormat` order, each once.
     package var formats: [SiblingFormat]
-    /// libaom's effort for AVIF siblings, 0...9.
+    /// libaom's effort for AVIF siblings, 0...9 (by default `Defaults.avifEffort(boxPixels:)`).
     package var avifEffort: Int
 
     package init(
         name: String, maxWidth: Int, maxHeight: Int, quality: Int, chroma: ChromaSubsampling = .auto,
-        progressive: ProgressiveScripts? = nil, formats: [SiblingFormat] = [], avifEffort: Int = Defaults.avifEffort
+        progressive: ProgressiveScripts? = nil, formats: [SiblingFormat] = [], avifEffort: Int? = nil
     ) {
         self.name = name
         self.maxWidth = maxWidth
@@ -27,7 +27,7 @@ package struct VariantRecipe: Sendable, Hashable, Codable {
         self.chroma = chroma
         self.progressive = progressive
         self.formats = Set(formats).sorted()
-        self.avifEffort = avifEffort
+        self.avifEffort = avifEffort ?? Defaults.avifEffort(boxPixels: maxWidth * maxHeight)
     }
 
     /// The settings each sibling of this variant is encoded with.
