@@ -51,9 +51,10 @@ package enum Defaults {
     /// (docs/BENCHMARKS.md, "Format siblings").
     package static let avifEffort = 0
     /// libaom's effort for the thumbnails' AVIF siblings, whose quality is searched per picture:
-    /// at effort 0 (libaom's speed 9) the smallest AVIF as close as the JPEG is about a third
-    /// larger than at effort 1 or 2, whose encodes of a thumbnail still cost less than the
-    /// butteraugli measure of each probe (`scripts/formats-oracle`, docs/BENCHMARKS.md).
+    /// at effort 0 (libaom's speed 9) the smallest AVIF as close as the JPEG is 0.86 of the
+    /// JPEG's bytes on the corpus' small thumbnails (median), at effort 1 or 2 0.76, and effort
+    /// 2's encodes of a thumbnail still cost less than the butteraugli measure of each probe
+    /// (`scripts/formats-oracle`, docs/BENCHMARKS.md, "Format siblings").
     package static let avifThumbnailEffort = 2
 
     /// The default `avifEffort` of a variant whose box holds `pixels`.
