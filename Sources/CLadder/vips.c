@@ -8,6 +8,15 @@ VipsImage *ladder_vips_image_new_from_buffer(const void *buffer, size_t length, 
     return vips_image_new_from_buffer(buffer, length, options, NULL);
 }
 
+VipsImage *ladder_vips_load_buffer(const char *loader, const void *buffer, size_t length) {
+    /* As vips_image_new_from_buffer(): the blob borrows the caller's bytes. */
+    VipsBlob *blob = vips_blob_new(NULL, buffer, length);
+    VipsImage *out = NULL;
+    int result = vips_call(loader, blob, &out, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    vips_area_unref(VIPS_AREA(blob));
+    return result == 0 ? out : NULL;
+}
+
 int ladder_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage **out, int width,
                                  int height, VipsSize size, const char *load_options,
                                  const char *export_profile, VipsFailOn fail_on) {

@@ -17,6 +17,16 @@ package enum ImageFormat: String, CaseIterable, Sendable, Codable, Comparable {
         }
     }
 
+    /// The libvips loader of the format's bytes in memory, for the formats whose headers are
+    /// read from memory by the thousand (sources hashed by `ladder verify`); nil for the others.
+    var bufferLoader: String? {
+        switch self {
+        case .jpeg: "jpegload_buffer"
+        case .png: "pngload_buffer"
+        default: nil
+        }
+    }
+
     /// The libvips module that reads the format (`vips-modules-X.Y/vips-<name>.so`), nil when
     /// libvips reads it itself.
     var libvipsModule: String? {

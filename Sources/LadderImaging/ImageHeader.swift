@@ -64,10 +64,22 @@ package struct ImageHeader: Sendable, Equatable {
     /// Reads the header of an encoded image held in memory. Without `metadata`, its EXIF, XMP and
     /// IPTC blocks are left unparsed (`exif`, `xmp` and `iptc` are nil): Foundation's XML parser,
     /// which reads XMP, must not run on several threads at once.
-    package init(reading bytes: [UInt8], metadata: Bool = true) throws(ImagingError) {
+    ///
+    /// `format`, when the caller sniffed it (`ImageFormat.sniff`), lets a JPEG or PNG go straight
+    /// to its loader instead of libvips asking every loader whether the bytes are theirs, which
+    /// costs as much as reading a small PNG's header. A file its loader refuses is read again the
+    /// usual way, so that the error is the one libvips gives for it.
+    package init(reading bytes: [UInt8], format: ImageFormat? = nil, metadata: Bool = true) throws(ImagingError) {
         let result: Result<ImageHeader, ImagingError> = bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return .failure(ImagingError(operation: "read the header", path: nil, reason: "the file is empty"))
+            }
+            if let loader = format?.bufferLoader {
+                if let image = ladder_vips_load_buffer(loader, base, buffer.count) {
+                    defer { g_object_unref(image) }
+                    return .success(ImageHeader(image, metadata: metadata))
+                }
+                vips_error_clear()
             }
             guard let image = ladder_vips_image_new_from_buffer(base, buffer.count, "[access=sequential]") else {
                 return .failure(ImagingError(operation: "read the header", path: nil, reason: takeVipsError()))

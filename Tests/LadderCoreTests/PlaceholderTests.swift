@@ -54,6 +54,51 @@ struct PlaceholderTests {
         #expect(try VerifyTests.verify(folder).problems.isEmpty)
     }
 
+    @Test(
+        "a thumbnail already inside 100x100 gives the placeholder the picture libvips gives, and verify still finds a wrong one"
+    )
+    func smallThumbnails() throws {
+        TestImages.start()
+        let jpegs =
+            try [(1, 1), (24, 24), (100, 37), (37, 100), (100, 100), (101, 60), (160, 120)].map {
+                try TestImages.gradientJPEG(width: $0.0, height: $0.1, seed: $0.0)
+            } + [TestImages.grayscaleJPEG(width: 24, height: 24), TestImages.cmykJPEG(width: 64, height: 48)]
+        for (index, jpeg) in jpegs.enumerated() {
+            let input = try PlaceholderInput(decoding: jpeg)
+            let taken = try input.thumbHashPicture()
+            let resized = try input.thumbHashPicture(throughLibvips: true)
+            #expect(taken.width == resized.width && taken.height == resized.height)
+            #expect(taken.rgba == resized.rgba, "picture \(index)")
+        }
+
+        // Tiny sources: every variant, the smallest included, is the source's 24x24.
+        let folder = TemporaryDirectory()
+        for seed in 0..<3 {
+            try folder.write(TestImages.gradientJPEG(width: 24, height: 24, seed: seed), to: "photos/\(seed).jpg")
+        }
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        try Pipelines.build(in: folder)
+        var manifest = try Self.manifest(folder)
+        for (_, entry) in manifest.images {
+            #expect(entry.variants.values.allSatisfy { $0.width == 24 && $0.height == 24 } && entry.variants.count == 3)
+            // Of three variants of one size, the first by name: "full".
+            let made = try #require(entry.variants["full"])
+            let file = try PlaceholderInput(decoding: folder.read("build/variants/" + made.path))
+            let hash = try #require(ThumbHash(encoding: file.thumbHashPicture(throughLibvips: true)))
+            #expect(entry.placeholder == hash.base64, "the placeholder libvips' picture gives")
+        }
+        #expect(try VerifyTests.verify(folder).problems.isEmpty)
+        let (sha1, _) = try Self.entry(manifest, source: "photos/1.jpg")
+        let gray = [UInt8](repeating: 10, count: 48).enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
+        manifest.images[sha1]?.placeholder = try #require(ThumbHash(encoding: .init(width: 4, height: 3, rgba: gray)))
+            .base64
+        try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        let problems = try VerifyTests.verify(folder).problems.filter { $0.kind.rawValue == "placeholder-color" }
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first?.image == sha1)
+        #expect(problems.first?.message.contains("placeholder's average colour") == true)
+    }
+
     @Test("verify reports an averageColor or a placeholder that does not match the image")
     func verifyFindsWrongColours() throws {
         let folder = try Self.project()

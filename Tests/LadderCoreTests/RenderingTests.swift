@@ -246,6 +246,24 @@ struct RenderingTests {
         #expect(footprint < picture + picture / 2, "malloc held \(footprint) bytes")
     }
 
+    @Test("a render worker gives back the memory of a WebP decoded whole: malloc keeps no 16-megapixel frame")
+    func workerHeapAfterWebP() throws {
+        let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))
+        let pool = WorkerPool(settings: WorkerPool.Settings(for: DecodeLimits(), executable: executable, workers: 1))
+        defer { pool.shutdown() }
+        // libvips' WebP loader decodes the whole 4608x3456 frame (48 MB) before any resize; a
+        // worker that kept it in its heap held it through every later render, beside the picture.
+        let wallpaper = try TestImages.gradient(width: 4608, height: 3456).encoded(as: ".webp[Q=90]")
+        let rendered = try pool.render(wallpaper, variants: Self.variants, settings: Self.settings)
+        #expect(try Self.variant("full", of: rendered).size == PixelSize(width: 2560, height: 1920))
+        // Kept, the frame left malloc holding 135 MB; given back, 25 MB: the sources, thumbnails,
+        // encoded files and region buffers, under two pictures.
+        let picture = 2560 * 1920 * 3
+        let footprint = pool.mallocPeakBytes
+        try #require(footprint > 0, "the worker reports what malloc holds (glibc)")
+        #expect(footprint < 2 * picture, "malloc held \(footprint) bytes")
+    }
+
     @Test("a render worker reads HEIF through the one libvips module it loads, none of the others")
     func workerLoadsHEIFModule() throws {
         let executable = try #require(LadderExecutable.path, Comment(rawValue: LadderExecutable.absenceNote))

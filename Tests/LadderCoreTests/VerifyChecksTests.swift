@@ -12,6 +12,47 @@ struct VerifyChecksTests {
         _ = try ManifestIndexWriter(manifestFolder: Directory.open(folder.path("build/variants"))).write(manifest)
     }
 
+    @Test("a source's header read by its format's own loader is the header libvips' search finds, errors included")
+    func headerByFormat() throws {
+        TestImages.start()
+        let files: [(name: String, bytes: [UInt8], size: (Int, Int))] = try [
+            ("camera, orientation 6", TestImages.cameraJPEG(width: 320, height: 240, orientation: 6), (240, 320)),
+            ("grey JPEG", TestImages.grayscaleJPEG(width: 50, height: 30), (50, 30)),
+            ("CMYK JPEG", TestImages.cmykJPEG(width: 64, height: 48), (64, 48)),
+            ("half-transparent PNG", TestImages.halfTransparentPNG(width: 64, height: 48), (64, 48)),
+            ("16-bit PNG", TestImages.sixteenBitPNG(width: 64, height: 48), (64, 48)),
+            ("PNG header only", TestImages.pngHeaderOnly(width: 300, height: 200), (300, 200)),
+        ]
+        for file in files {
+            guard case .format(let format) = ImageFormat.sniff(file.bytes) else {
+                Issue.record("\(file.name) is not sniffed as an image")
+                continue
+            }
+            let direct = try ImageHeader(reading: file.bytes, format: format, metadata: false)
+            #expect(direct == (try ImageHeader(reading: file.bytes, metadata: false)), "\(file.name)")
+            #expect(direct.size.width == file.size.0 && direct.size.height == file.size.1, "\(file.name)")
+        }
+        // Signatures followed by nothing a loader reads: the same error either way.
+        for broken in [[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], [0xFF, 0xD8, 0xFF, 0xE0, 0, 2]]
+            as [[UInt8]]
+        {
+            guard case .format(let format) = ImageFormat.sniff(broken) else {
+                Issue.record("\(broken) is not sniffed as an image")
+                continue
+            }
+            var errors: [String] = []
+            for sniffed in [format, nil] {
+                do {
+                    _ = try ImageHeader(reading: broken, format: sniffed, metadata: false)
+                    Issue.record("\(format) with nothing after its signature was read")
+                } catch {
+                    errors.append(error.reason)
+                }
+            }
+            #expect(errors.count == 2 && errors[0] == errors[1] && !errors[0].isEmpty, "\(errors)")
+        }
+    }
+
     @Test(
         "a build with a custom scan script writes exactly that script, as djpeg reads it, and verifies",
         .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))

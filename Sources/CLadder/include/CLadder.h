@@ -31,6 +31,11 @@ int ladder_vips_init(const char *argv0);
 VipsImage *_Nullable ladder_vips_image_new_from_buffer(const void *buffer, size_t length,
                                                         const char *options);
 
+/// Wraps the variadic vips_call() of the buffer loader `loader` (such as "pngload_buffer") with
+/// sequential access: what vips_image_new_from_buffer() does once it has found the loader, for a
+/// caller that already knows the format. Only the header is read until pixels are asked for.
+VipsImage *_Nullable ladder_vips_load_buffer(const char *loader, const void *buffer, size_t length);
+
 /// Wraps the variadic vips_thumbnail_buffer(): decode with shrink-on-load, convert to the
 /// processing space (and to `export_profile` when given), apply the EXIF orientation, and resize
 /// with `size`: VIPS_SIZE_DOWN fits inside width x height without upscaling (one factor for both

@@ -43,13 +43,20 @@ package struct PlaceholderInput: Sendable {
     }
 
     /// The picture the ThumbHash is encoded from: the pixels fitted inside 100 x 100 (the largest
-    /// a ThumbHash takes) by libvips' triangle filter, as RGBA.
-    package func thumbHashPicture() throws(ImagingError) -> ThumbHash.Picture {
+    /// a ThumbHash takes) by libvips' triangle filter, as RGBA. Pixels already inside are taken
+    /// as they are, without a libvips image: one would hand back the very same samples, and
+    /// making it costs more than the rest of a small thumbnail's checks (`throughLibvips` makes
+    /// it all the same, for the tests that hold the two to each other).
+    package func thumbHashPicture(throughLibvips: Bool = false) throws(ImagingError) -> ThumbHash.Picture {
         let side = ThumbHash.maxSide
         let scale = min(1, Double(side) / Double(pixels.width), Double(side) / Double(pixels.height))
         let size = PixelSize(
             width: min(side, max(1, Int((Double(pixels.width) * scale).rounded()))),
             height: min(side, max(1, Int((Double(pixels.height) * scale).rounded()))))
+        if !throughLibvips, size == PixelSize(width: pixels.width, height: pixels.height) {
+            let rgba = pixels.samples.withUnsafeBytes { Self.rgba($0, bands: pixels.components) }
+            return ThumbHash.Picture(width: size.width, height: size.height, rgba: rgba)
+        }
         var picture = try pixels.image()
         if picture.size != size { picture = try picture.resized(to: size, with: .triangle).inMemory() }
         let bands = picture.bands

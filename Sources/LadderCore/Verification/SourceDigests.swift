@@ -93,7 +93,7 @@ struct SourceHeader: Sendable, Equatable {
         let whole = head.count == fileBytes
         guard whole || format == .jpeg || format == .png else { return .needsWholeFile }
         do {
-            return .header(SourceHeader(try ImageHeader(reading: head, metadata: false)))
+            return .header(SourceHeader(try ImageHeader(reading: head, format: format, metadata: false)))
         } catch {
             return whole ? .none(error.reason) : .needsWholeFile
         }

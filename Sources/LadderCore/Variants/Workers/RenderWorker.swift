@@ -26,9 +26,8 @@ package enum RenderWorker {
         } catch {
             return 70
         }
-        // The picture and then the coefficients of each render reuse one buffer, up to the size
-        // from which the worker's malloc maps blocks of their own anyway.
-        Imaging.reuseRenderMemory(upTo: WorkerPool.Settings.mmapThreshold)
+        // The picture and then the coefficients of each render reuse one buffer.
+        Imaging.reuseRenderMemory(upTo: WorkerPool.Settings.renderBufferLimit)
         // The loaders are fixed once, for the life of the process: no render changes them.
         if let formats { Imaging.allowLoaders(formats) }
         let channel = FrameChannel(input: input, output: output)

@@ -51,12 +51,20 @@ package final class WorkerPool: SourceRendering, @unchecked Sendable {
                 environment: Self.workerEnvironment(limits), workers: workers, pixelBudget: limits.maxPixels)
         }
 
-        /// The size from which a worker's malloc maps each block on its own.
-        static let mmapThreshold = 64 << 20
+        /// The most a worker's render buffer holds (`Imaging.reuseRenderMemory`): a 2560x1920
+        /// picture, then its coefficients.
+        static let renderBufferLimit = 64 << 20
+
+        /// The size from which a worker's malloc maps each block on its own, and unmaps it when
+        /// freed: above a 2560x1920 picture (15 MB), so that pictures and replay planes are
+        /// reused from the heap, but below what libvips' WebP loader allocates for a wallpaper's
+        /// whole frame (48 MB for 16 megapixels), which the heap would otherwise keep for the
+        /// worker's life (docs/BENCHMARKS.md, "Memory per job").
+        static let mmapThreshold = 16 << 20
 
         /// The formats the worker's libvips loaders may read (fixed once, when it starts),
-        /// libjpeg's memory limit, and glibc allocator settings that keep large freed buffers in
-        /// the worker for the next image instead of unmapping them and mapping (and zeroing) them
+        /// libjpeg's memory limit, and glibc allocator settings that keep freed pictures in the
+        /// worker for the next image instead of unmapping them and mapping (and zeroing) them
         /// again (docs/BENCHMARKS.md, "Memory per job"). One malloc arena: libvips decodes on its
         /// own thread, and with an arena per thread the memory freed there was never reused by
         /// the encoder on the main thread.
