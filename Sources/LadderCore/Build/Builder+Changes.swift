@@ -7,8 +7,9 @@ import LadderManifest
 /// or now have, and the manifest, its index, the snapshot, the stat cache and the record are
 /// written from what changed, the other images' bytes copied as the previous build wrote them.
 /// The bytes are those the full build writes; whatever this path cannot vouch for before it
-/// renders (a failure or a warning on record, another shard, a variant to make again for an
-/// image that unchanged sources share, a damaged or unexpected file) leaves it to the full build.
+/// renders (a failure or a warning on record, another shard, a snapshot not of the previous
+/// manifest, a variant to make again for an image that unchanged sources share, a damaged or
+/// unexpected file) leaves it to the full build.
 extension Builder {
     /// At most this many changed (or removed) sources take this path.
     static func changeLimit(sources: Int) -> Int { max(64, sources / 20) }
@@ -48,7 +49,11 @@ extension Builder {
             let oldBytes = try? manifestFolder.readFile(manifestName), oldBytes.count == manifestStatus.size,
             let text = ManifestText(oldBytes), !text.images.isEmpty, var header = text.header(),
             header.failures.isEmpty, header.failureSHA1 == nil, header.shard == nil,
-            let statBytes = try? stateFolder.readFile(StateFolder.statCache)
+            let statBytes = try? stateFolder.readFile(StateFolder.statCache),
+            // The snapshot of that manifest (else the full build writes it again).
+            let snapshotBytes = try? stateFolder.readFile(scope.snapshotName),
+            snapshotBytes.starts(with: Array("\(ManifestSnapshot.header) \(Checksum.hex(.sha1, of: oldBytes))\n".utf8)),
+            ManifestSnapshot.isWhole(snapshotBytes, imageCount: text.images.count)
         else { return nil }
 
         // What the replaced paths were, from the stat cache (checked against their images below).
@@ -166,14 +171,8 @@ extension Builder {
             try manifestFolder.synchronize()
             let snapshot =
                 part.failures.isEmpty
-                ? (try? stateFolder.readFile(scope.snapshotName)).flatMap { snapshotBytes in
-                    // Only a snapshot of the previous manifest's bytes is carried on.
-                    snapshotBytes.starts(
-                        with: Array("\(ManifestSnapshot.header) \(Checksum.hex(.sha1, of: oldBytes))\n".utf8))
-                        ? ManifestSnapshot.spliced(
-                            snapshotBytes, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: newEntries)
-                        : nil
-                } : nil
+                ? ManifestSnapshot.spliced(
+                    snapshotBytes, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: newEntries) : nil
             if let snapshot {
                 try? stateFolder.writeAtomically(snapshot, to: scope.snapshotName)
             } else {
