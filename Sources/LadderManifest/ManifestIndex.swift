@@ -157,10 +157,20 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
     public static func files(
         for manifest: Manifest, manifestName: String = defaultManifestName, only: Set<String>? = nil
     ) -> [String: Data] {
+        files(
+            images: manifest.images, prefixLength: prefixLength(forImageCount: manifest.images.count),
+            manifestName: manifestName, only: only)
+    }
+
+    /// `files(for:manifestName:only:)` of a manifest of which `images` are those whose prefix
+    /// is in `only` (or all of them), and whose image count gives `length`.
+    public static func files(
+        images: [String: Manifest.ImageEntry], prefixLength length: Int, manifestName: String = defaultManifestName,
+        only: Set<String>? = nil
+    ) -> [String: Data] {
         let folder = folder(forManifestNamed: manifestName)
-        let length = prefixLength(forImageCount: manifest.images.count)
         var byPrefix: [Substring: [String: Entry]] = [:]
-        for (sha1, entry) in manifest.images where only?.contains(String(sha1.prefix(length))) ?? true {
+        for (sha1, entry) in images where only?.contains(String(sha1.prefix(length))) ?? true {
             byPrefix[sha1.prefix(length), default: [:]][sha1] = Entry(entry)
         }
         var files = [folder + "/" + layoutName: Layout(prefixLength: length).jsonData()]

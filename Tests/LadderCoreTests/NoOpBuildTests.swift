@@ -82,6 +82,46 @@ struct NoOpBuildTests {
         #expect(try Pipelines.build(in: folder).unchanged)
     }
 
+    @Test("a build after a few sources changed writes what a fresh full build writes, byte for byte")
+    func changesWriteWhatAFullBuildWrites() throws {
+        let folder = try Self.settledProject(photos: 4)
+        // One source changed, one removed, one added, and one added with an unchanged one's bytes.
+        try folder.write(try TestImages.gradientJPEG(width: 500, height: 300, seed: 9), to: "photos/p1.jpg")
+        try FileManager.default.removeItem(atPath: folder.path("photos/p2.jpg"))
+        try folder.write(try TestImages.gradientJPEG(width: 320, height: 200, seed: 11), to: "photos/new.jpg")
+        try folder.write(try folder.read("photos/p3.jpg"), to: "photos/copy.jpg")
+        let report = try Pipelines.build(in: folder)
+        #expect(report.fromChanges, "made from what changed")
+        #expect(report.sources == 5 && report.built == 2 && report.skipped == 2 && report.hashed == 3)
+        #expect(report.manifestWritten && report.filesWritten == 6 && report.filesRemoved == 6)
+        let written = try Self.outputs(folder)
+        let snapshot = try folder.read(".ladder/manifest-snapshot")
+
+        // The changed sources, aged: the next build finds their bytes as recorded and writes
+        // nothing but its record; the one after it is a no-op.
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        for path in ["photos/p1.jpg", "photos/new.jpg", "photos/copy.jpg"] {
+            try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: folder.path(path))
+        }
+        Thread.sleep(forTimeInterval: 2.1)
+        let again = try Pipelines.build(in: folder)
+        #expect(again.fromChanges && again.hashed == 3 && again.built == 0 && !again.manifestWritten)
+        #expect(try Pipelines.build(in: folder).unchanged)
+        #expect(try Self.outputs(folder) == written)
+
+        // A fresh full build of the same sources writes the same bytes.
+        try FileManager.default.removeItem(atPath: folder.path("build"))
+        try FileManager.default.removeItem(atPath: folder.path(".ladder"))
+        let full = try Pipelines.build(in: folder)
+        #expect(!full.fromChanges && full.built == 4)
+        let fresh = try Self.outputs(folder)
+        #expect(fresh.keys.sorted() == written.keys.sorted())
+        for (path, bytes) in fresh {
+            #expect(written[path].map { $0 == bytes } == true, "\(path) as the full build writes it")
+        }
+        #expect(try folder.read(".ladder/manifest-snapshot") == snapshot, "the snapshot as the full build writes it")
+    }
+
     @Test("whatever changed since the record leads to the full build, which puts back what is missing")
     func changesLeadToTheFullBuild() throws {
         let folder = try Self.settledProject()

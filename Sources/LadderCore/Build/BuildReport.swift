@@ -38,6 +38,9 @@ package struct BuildReport: Sendable, Equatable {
     /// True when the build record showed that nothing changed since the last build, so that
     /// the build ended after the walk (docs/BUILDS.md, "Incremental builds").
     package var unchanged = false
+    /// Made from the sources that changed since the build record (`Builder.runChanges`), not
+    /// from the whole previous manifest.
+    package var fromChanges = false
 
     package struct Failure: Sendable, Equatable {
         package var source: String

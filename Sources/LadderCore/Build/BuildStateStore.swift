@@ -110,6 +110,29 @@ package struct BuildStateStore {
         return BuildRecord.matching(bytes, files: files, key: key, manifest: manifest, isPresent: isPresent)
     }
 
+    /// What changed since the last build's record, when only sources did and few enough
+    /// (`BuildRecord.changes`), under `unchangedBuild`'s other conditions; with the manifest
+    /// file's status.
+    func changedSources(
+        files: [SourceFile], key: String, manifestFolder: Directory, limit: Int, isPresent: (String, Int) -> Bool
+    ) -> (changes: BuildRecord.Changes, manifest: FileStatus)? {
+        guard let folder, let recordStatus = try? folder.status(of: scope.buildRecordName),
+            let manifest = try? manifestFolder.status(of: FilePath.name(scope.manifestPath)),
+            manifest.modified < recordStatus.modified, manifest.changed < recordStatus.modified,
+            pendingFiles().isEmpty,
+            let bytes = try? folder.readFile(scope.buildRecordName),
+            let changes = BuildRecord.changes(
+                bytes, files: files, key: key, manifest: manifest, limit: limit, isPresent: isPresent)
+        else { return nil }
+        return (changes, manifest)
+    }
+
+    /// Writes a record's bytes; nil bytes (a record that cannot be written) remove it.
+    func saveRecord(_ bytes: [UInt8]?) {
+        guard let bytes else { return removeRecord() }
+        try? folder?.writeAtomically(bytes, to: scope.buildRecordName)
+    }
+
     /// Records what this build found and wrote, for `files`; a record that cannot be written
     /// (or a build that wrote none) costs the next build only time.
     func save(_ record: BuildRecord, files: [SourceFile]) {

@@ -114,6 +114,15 @@ package final class Builder: Sendable {
             return report(unchanged: unchanged, files: files, walkWarnings: walk.warnings, started: started)
         }
 
+        // A few sources changed: only they are hashed, planned and written.
+        let inputs = BuildInputs(
+            scope: scope, store: store, manifestFolder: manifestFolder, folders: folders, clean: clean,
+            descriptions: descriptions, fingerprints: fingerprints, attempt: attempt, generator: generator,
+            recordKey: recordKey, scanStarted: scanStarted)
+        if let report = try runChanges(files: files, walkWarnings: walk.warnings, inputs: inputs, started: started) {
+            return report
+        }
+
         // Hash.
         let (previous, snapshotIsCurrent) = store.previousManifest(in: manifestFolder)
         let oldCache = store.statCache()
@@ -195,7 +204,7 @@ package final class Builder: Sendable {
     }
 
     /// Tells the observer about every source the Plan settled without rendering.
-    private func reportPlanned(_ work: WorkList, files: [SourceFile]) {
+    func reportPlanned(_ work: WorkList, files: [SourceFile]) {
         guard let observer else { return }
         var firstSource: [String: Int] = [:]
         for item in work.items {

@@ -34,8 +34,30 @@ package struct ManifestIndexWriter: Sendable {
     @discardableResult
     package func write(_ manifest: Manifest, previous: Manifest? = nil) throws(FileSystemError) -> Int {
         let only = previous.flatMap { changedPrefixes(from: $0, to: manifest) }
+        return try write(
+            ManifestIndex.files(for: manifest, manifestName: manifestName, only: only),
+            imageCount: manifest.images.count)
+    }
+
+    /// Writes the prefix files `prefixes` of a manifest of `imageCount` images, given the images
+    /// of those prefixes (`images`), when every index file is there for that count's prefix
+    /// length; returns how many files changed, or nil (nothing written) when some are missing.
+    package func write(
+        images: [String: Manifest.ImageEntry], imageCount: Int, prefixes: Set<String>
+    ) throws(FileSystemError) -> Int? {
+        let length = ManifestIndex.prefixLength(forImageCount: imageCount)
+        guard isComplete,
+            (try? indexFolder?.readFile(ManifestIndex.layoutName)).map({
+                $0 == [UInt8](ManifestIndex.Layout(prefixLength: length).jsonData())
+            }) == true
+        else { return nil }
+        return try write(
+            ManifestIndex.files(images: images, prefixLength: length, manifestName: manifestName, only: prefixes),
+            imageCount: imageCount)
+    }
+
+    private func write(_ files: [String: Data], imageCount: Int) throws(FileSystemError) -> Int {
         let folder = try openIndexFolder()
-        let files = ManifestIndex.files(for: manifest, manifestName: manifestName, only: only)
         let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
         // The layout last: until it is replaced, it names prefix files that are all there.
         let ordered = files.keys.filter { $0 != layoutPath }.sorted() + [layoutPath]
@@ -49,7 +71,7 @@ package struct ManifestIndexWriter: Sendable {
             batch.append((name, bytes))
         }
         try folder.writeAtomically(batch)
-        return try settle(folder, imageCount: manifest.images.count, changed: batch.count)
+        return try settle(folder, imageCount: imageCount, changed: batch.count)
     }
 
     /// The index folder, created when missing, without the temporary files a killed run left.

@@ -66,11 +66,11 @@ struct BuildRecord {
     }
 
     /// Device, inode, size, modification and change time, tab-separated.
-    private static func identity(_ status: FileStatus) -> String {
+    static func identity(_ status: FileStatus) -> String {
         "\(status.device)\t\(status.inode)\t\(status.size)\t\(status.modified)\t\(status.changed)"
     }
 
-    private static func appendSource(_ file: SourceFile, outcome: Outcome, to bytes: inout [UInt8]) {
+    static func appendSource(_ file: SourceFile, outcome: Outcome, to bytes: inout [UInt8]) {
         bytes += Array("s\t\(identity(file.status))\t".utf8)
         bytes.append(outcome.rawValue)
         bytes.append(9)
@@ -80,15 +80,11 @@ struct BuildRecord {
 
     // MARK: - Reading
 
-    /// The recorded build, when `bytes` hold a record made for exactly `files` with `key` and
-    /// every variant file it lists `isPresent` (path as the manifest names it, and size); nil
-    /// when anything differs, a source changed too close to the recorded walk to be trusted, or
-    /// the record is damaged. Lines are compared as bytes, one at a time, so that nothing but
-    /// the outcomes is kept of the sources and nothing of the variants (`variants` stays empty).
-    static func matching(
-        _ bytes: [UInt8], files: [SourceFile], key: String, manifest: FileStatus,
-        isPresent: (_ path: String, _ bytes: Int) -> Bool
-    ) -> BuildRecord? {
+    /// The record's lines after its opening ones, with what those say, when the record is whole
+    /// and was made with `key` for the manifest file `manifest`; nil otherwise.
+    static func opening(
+        _ bytes: [UInt8], key: String, manifest: FileStatus
+    ) -> (lines: ArraySlice<ArraySlice<UInt8>>, scannedAt: Int64, skipped: Int, inOtherShards: Int)? {
         var lines = bytes.split(separator: 10, omittingEmptySubsequences: false)[...]
         guard lines.last?.isEmpty == true else { return nil }  // cut short
         lines.removeLast()
@@ -101,15 +97,29 @@ struct BuildRecord {
         }
         guard lines.popFirst().map({ String(decoding: $0, as: UTF8.self) }) == Self.header,
             let scanned = take("scanned"), scanned.count == 1, let scannedAt = Int64(scanned[0]),
-            take("key") == [key], let manifestFields = take("manifest"), manifestFields.count == 5,
-            let device = UInt64(manifestFields[0]), let inode = UInt64(manifestFields[1]),
-            let size = Int(manifestFields[2]), let modified = Int64(manifestFields[3]),
-            let changed = Int64(manifestFields[4]), let counts = take("counts"), counts.count == 2,
-            let skipped = Int(counts[0]), let inOtherShards = Int(counts[1]), lines.count >= files.count,
-            manifest
-                == FileStatus(
-                    kind: .regular, device: device, inode: inode, size: size, modified: modified, changed: changed)
+            take("key") == [key], manifest.kind == .regular,
+            take("manifest")
+                == identity(manifest).split(separator: "\t", omittingEmptySubsequences: false).map(String.init),
+            let counts = take("counts"), counts.count == 2, let skipped = Int(counts[0]),
+            let inOtherShards = Int(counts[1])
         else { return nil }
+        return (lines, scannedAt, skipped, inOtherShards)
+    }
+
+    /// The recorded build, when `bytes` hold a record made for exactly `files` with `key` and
+    /// every variant file it lists `isPresent` (path as the manifest names it, and size); nil
+    /// when anything differs, a source changed too close to the recorded walk to be trusted, or
+    /// the record is damaged. Lines are compared as bytes, one at a time, so that nothing but
+    /// the outcomes is kept of the sources and nothing of the variants (`variants` stays empty).
+    static func matching(
+        _ bytes: [UInt8], files: [SourceFile], key: String, manifest: FileStatus,
+        isPresent: (_ path: String, _ bytes: Int) -> Bool
+    ) -> BuildRecord? {
+        guard let opened = opening(bytes, key: key, manifest: manifest), opened.lines.count >= files.count else {
+            return nil
+        }
+        var lines = opened.lines
+        let (scannedAt, skipped, inOtherShards) = (opened.scannedAt, opened.skipped, opened.inOtherShards)
         let trustedBefore = scannedAt - StatCache.racyWindow
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(files.count)

@@ -42,34 +42,7 @@ struct ManifestSnapshot: Equatable {
         let generator = manifest.generator
         out.record(
             ["generator", generator.ladder, generator.libvips, generator.libjpeg], optionals: [generator.libexif])
-        for sha1 in manifest.images.keys.sorted() {
-            let entry = manifest.images[sha1]!
-            out.record(
-                ["image", sha1, String(entry.width), String(entry.height)],
-                optionals: [
-                    entry.format, entry.bytes.map(String.init), entry.orientation.map(String.init), entry.captured,
-                    entry.gpsRemoved.map { $0 ? "1" : "0" },
-                ])
-            for source in entry.sources { out.record(["source", source]) }
-            if entry.placeholder != nil || entry.averageColor != nil || entry.hasAlpha != nil {
-                out.record(
-                    ["placeholder"],
-                    optionals: [entry.placeholder, entry.averageColor, entry.hasAlpha.map { $0 ? "1" : "0" }])
-            }
-            for name in entry.variants.keys.sorted() {
-                let variant = entry.variants[name]!
-                out.record(
-                    [
-                        "variant", name, variant.path, String(variant.width), String(variant.height),
-                        String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
-                        variant.recipe,
-                    ], optionals: [variant.scanEnds.map(ScanEnds.text), variant.script])
-                for format in (variant.formats ?? [:]).keys.sorted() {
-                    let sibling = variant.formats![format]!
-                    out.record(["format", name, format, sibling.path, String(sibling.bytes), sibling.sha256])
-                }
-            }
-        }
+        for sha1 in manifest.images.keys.sorted() { Self.append(sha1, manifest.images[sha1]!, to: &out) }
         for path in manifest.failures.keys.sorted() { out.record(["failure", path, manifest.failures[path]!]) }
         for path in (manifest.failureSHA1 ?? [:]).keys.sorted() {
             out.record(["failure-sha1", path, manifest.failureSHA1![path]!])
@@ -84,6 +57,126 @@ struct ManifestSnapshot: Equatable {
             out.record(["recipe-lines", fingerprint] + manifest.recipes![fingerprint]!)
         }
         return out.bytes
+    }
+
+    /// Writes one image's records.
+    private static func append(_ sha1: String, _ entry: Manifest.ImageEntry, to out: inout RecordWriter) {
+        out.record(
+            ["image", sha1, String(entry.width), String(entry.height)],
+            optionals: [
+                entry.format, entry.bytes.map(String.init), entry.orientation.map(String.init), entry.captured,
+                entry.gpsRemoved.map { $0 ? "1" : "0" },
+            ])
+        for source in entry.sources { out.record(["source", source]) }
+        if entry.placeholder != nil || entry.averageColor != nil || entry.hasAlpha != nil {
+            out.record(
+                ["placeholder"],
+                optionals: [entry.placeholder, entry.averageColor, entry.hasAlpha.map { $0 ? "1" : "0" }])
+        }
+        for name in entry.variants.keys.sorted() {
+            let variant = entry.variants[name]!
+            out.record(
+                [
+                    "variant", name, variant.path, String(variant.width), String(variant.height),
+                    String(variant.bytes), variant.sha256, variant.progressive ? "1" : "0", String(variant.scans),
+                    variant.recipe,
+                ], optionals: [variant.scanEnds.map(ScanEnds.text), variant.script])
+            for format in (variant.formats ?? [:]).keys.sorted() {
+                let sibling = variant.formats![format]!
+                out.record(["format", name, format, sibling.path, String(sibling.bytes), sibling.sha256])
+            }
+        }
+    }
+
+    /// The snapshot `old` (of a manifest whose images' records are in SHA1 order) for the
+    /// manifest whose bytes have `manifestSHA1` and whose images differ by `changes` (an image
+    /// by SHA1, nil for one removed): the other images' records are copied as they are. Nil
+    /// when `old` does not read as a snapshot.
+    static func spliced(
+        _ old: [UInt8], manifestSHA1: String, changes: [String: Manifest.ImageEntry?]
+    ) -> [UInt8]? {
+        var lines = old.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
+        guard lines.last?.isEmpty == true, let first = lines.popFirst(),
+            String(decoding: first, as: UTF8.self).hasPrefix(header + " ")
+        else { return nil }
+        lines.removeLast()
+        var out = RecordWriter()
+        out.line(header + " " + manifestSHA1)
+        let imagePrefix = Array("image\t".utf8)
+        let belongs = ["source\t", "placeholder\t", "variant\t", "format\t"].map { Array($0.utf8) }
+        var pending = changes.keys.sorted()[...]
+        func insert(before sha1: String?) {
+            while let next = pending.first, sha1.map({ next < $0 }) ?? true {
+                pending.removeFirst()
+                if let entry = changes[next]! { append(next, entry, to: &out) }
+            }
+        }
+        var skipping = false
+        var imagesSeen = false
+        var imagesEnded = false
+        for line in lines {
+            if line.starts(with: imagePrefix) {
+                guard !imagesEnded, line.count > imagePrefix.count + 40 else { return nil }
+                imagesSeen = true
+                let sha1 = String(decoding: line.dropFirst(imagePrefix.count).prefix(40), as: UTF8.self)
+                insert(before: sha1)
+                skipping = changes[sha1] != nil
+                if skipping, pending.first == sha1 {
+                    pending.removeFirst()
+                    if let entry = changes[sha1]! { append(sha1, entry, to: &out) }
+                }
+            } else if imagesSeen, !imagesEnded, !belongs.contains(where: { line.starts(with: $0) }) {
+                imagesEnded = true
+                skipping = false
+                insert(before: nil)
+            }
+            if !skipping {
+                out.bytes += line
+                out.bytes.append(UInt8(ascii: "\n"))
+            }
+        }
+        guard imagesSeen else { return nil }
+        insert(before: nil)
+        return out.bytes
+    }
+
+    /// Whether `bytes` are a whole snapshot of a manifest with `imageCount` images: every line a
+    /// known record with its number of fields, and the last one ended. Cheaper than reading it,
+    /// for a build that only copies its lines (`spliced`).
+    static func isWhole(_ bytes: [UInt8], imageCount: Int) -> Bool {
+        guard bytes.last == UInt8(ascii: "\n"), let headerEnd = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+            return false
+        }
+        // The most frequent first.
+        let kinds: [(name: [UInt8], fields: ClosedRange<Int>)] = [
+            ("variant", 9...11), ("image", 8...8), ("source", 1...1), ("placeholder", 3...3), ("format", 5...5),
+            ("version", 1...1), ("generator", 4...4), ("failure", 2...2), ("failure-sha1", 2...2),
+            ("shard", 4...4), ("recipe", 2...2), ("recipe-lines", 1...Int.max),
+        ].map { (Array($0.0.utf8), $0.1) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var images = 0
+            var lineStart = headerEnd + 1
+            var kindEnd: Int?
+            var tabs = 0
+            for index in lineStart..<buffer.count {
+                switch buffer[index] {
+                case UInt8(ascii: "\t"):
+                    if kindEnd == nil { kindEnd = index }
+                    tabs += 1
+                case UInt8(ascii: "\n"):
+                    let kind = UnsafeBufferPointer(rebasing: buffer[lineStart..<(kindEnd ?? index)])
+                    guard let known = kinds.first(where: { $0.name.elementsEqual(kind) }), known.fields.contains(tabs)
+                    else { return false }
+                    if known.name == kinds[1].name { images += 1 }  // an image
+                    lineStart = index + 1
+                    kindEnd = nil
+                    tabs = 0
+                default:
+                    continue
+                }
+            }
+            return images == imageCount
+        }
     }
 
     // MARK: - Reading

@@ -54,14 +54,54 @@ package struct StatCache: Sendable, Equatable {
         var bytes = Array("\(Self.header) \(scannedAt)\n".utf8)
         let paths = entries.keys.filter { !$0.contains(UInt8(ascii: "\t")) && !$0.contains(UInt8(ascii: "\n")) }
         for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let entry = entries[path]!
-            let status = entry.status
-            bytes += Array(
-                "\(entry.sha1)\t\(status.device)\t\(status.inode)\t\(status.size)\t\(status.modified)\t\(status.changed)\t"
-                    .utf8)
-            bytes += path
+            Self.append(path, entries[path]!, to: &bytes)
+        }
+        return bytes
+    }
+
+    private static func append(_ path: [UInt8], _ entry: Entry, to bytes: inout [UInt8]) {
+        let status = entry.status
+        bytes += Array(
+            "\(entry.sha1)\t\(status.device)\t\(status.inode)\t\(status.size)\t\(status.modified)\t\(status.changed)\t"
+                .utf8)
+        bytes += path
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// The serialized cache `old` with the entries of `removed` paths left out and `added`
+    /// written in (both few), recorded at `scannedAt`: the other lines are copied as they are.
+    /// Nil when `old` does not read as a cache whose lines are sorted by path.
+    static func spliced(
+        _ old: [UInt8], scannedAt: Int64, removing removed: Set<[UInt8]>, adding added: [SourceFile: String]
+    ) -> [UInt8]? {
+        var lines = old.split(separator: UInt8(ascii: "\n"))[...]
+        guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self).hasPrefix(header + " ") else {
+            return nil
+        }
+        var bytes = Array("\(header) \(scannedAt)\n".utf8)
+        bytes.reserveCapacity(old.count + added.count * 160)
+        var pending = added.map { (path: Array($0.key.path.utf8), entry: Entry(status: $0.key.status, sha1: $0.value)) }
+            .filter { !$0.path.contains(UInt8(ascii: "\t")) && !$0.path.contains(UInt8(ascii: "\n")) }
+            .sorted { $0.path.lexicographicallyPrecedes($1.path) }[...]
+        var previous: ArraySlice<UInt8>?
+        for line in lines {
+            guard let tab = line.lastIndex(of: UInt8(ascii: "\t")) else { return nil }
+            var fields = 0
+            for byte in line where byte == UInt8(ascii: "\t") { fields += 1 }
+            // The path is the seventh field (it holds no tab).
+            guard fields == 6 else { return nil }
+            let path = line[(tab + 1)...]
+            if let previous, !previous.lexicographicallyPrecedes(path) { return nil }
+            previous = path
+            while let next = pending.first, next.path.lexicographicallyPrecedes(path) {
+                append(next.path, next.entry, to: &bytes)
+                pending.removeFirst()
+            }
+            if pending.first?.path.elementsEqual(path) == true || removed.contains(Array(path)) { continue }
+            bytes += line
             bytes.append(UInt8(ascii: "\n"))
         }
+        for next in pending { append(next.path, next.entry, to: &bytes) }
         return bytes
     }
 

@@ -1,0 +1,304 @@
+import Foundation
+import LadderImaging
+import LadderManifest
+
+/// A build after a few sources changed (docs/BUILDS.md, "At scale"): the build record tells
+/// which sources changed, only those are hashed and planned, against only the images they had
+/// or now have, and the manifest, its index, the snapshot, the stat cache and the record are
+/// written from what changed, the other images' bytes copied as the previous build wrote them.
+/// The bytes are those the full build writes; whatever this path cannot vouch for before it
+/// renders (a failure or a warning on record, another shard, a snapshot not of the previous
+/// manifest, a variant to make again for an image that unchanged sources share, a damaged or
+/// unexpected file) leaves it to the full build.
+extension Builder {
+    /// At most this many changed (or removed) sources take this path.
+    static func changeLimit(sources: Int) -> Int { max(64, sources / 20) }
+
+    /// What the full build needs besides the walk, as `runLocked` made it.
+    struct BuildInputs {
+        var scope: BuildScope
+        var store: BuildStateStore
+        var manifestFolder: Directory
+        var folders: OutputFolders
+        var clean: CleanPhase
+        var descriptions: [String: [String]]
+        var fingerprints: [String: String]
+        var attempt: String
+        var generator: Manifest.Generator
+        var recordKey: String
+        var scanStarted: Int64
+    }
+
+    /// The build made from what changed since the last one, or nil (nothing written) when this
+    /// build must be the full one.
+    func runChanges(
+        files: [SourceFile], walkWarnings: [SourceWarning], inputs: BuildInputs, started: Date
+    ) throws -> BuildReport? {
+        let (scope, store, manifestFolder, folders) = (
+            inputs.scope, inputs.store, inputs.manifestFolder, inputs.folders
+        )
+        let prefix = configuration.outputPrefixInManifest
+        let manifestName = FilePath.name(scope.manifestPath)
+        let indexWriter = ManifestIndexWriter(manifestFolder: manifestFolder, manifestName: manifestName)
+        guard options.shard == nil, let stateFolder = store.folder,
+            let (changes, manifestStatus) = store.changedSources(
+                files: files, key: inputs.recordKey, manifestFolder: manifestFolder,
+                limit: Self.changeLimit(sources: files.count),
+                isPresent: { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
+            indexWriter.isComplete,
+            let oldBytes = try? manifestFolder.readFile(manifestName), oldBytes.count == manifestStatus.size,
+            let text = ManifestText(oldBytes), !text.images.isEmpty, var header = text.header(),
+            header.failures.isEmpty, header.failureSHA1 == nil, header.shard == nil,
+            let statBytes = try? stateFolder.readFile(StateFolder.statCache),
+            // The snapshot of that manifest (else the full build writes it again).
+            let snapshotBytes = try? stateFolder.readFile(scope.snapshotName),
+            snapshotBytes.starts(with: Array("\(ManifestSnapshot.header) \(Checksum.hex(.sha1, of: oldBytes))\n".utf8)),
+            ManifestSnapshot.isWhole(snapshotBytes, imageCount: text.images.count)
+        else { return nil }
+
+        // What the replaced paths were, from the stat cache (checked against their images below).
+        let replaced = Set(changes.replacedPaths)
+        let replacedBytes = Set(changes.replacedPaths.map { Array($0.utf8) })
+        var oldSHA1: [String: String] = [:]
+        for line in statBytes.split(separator: UInt8(ascii: "\n")).dropFirst() {
+            guard let tab = line.lastIndex(of: UInt8(ascii: "\t")), replacedBytes.contains(Array(line[(tab + 1)...]))
+            else { continue }
+            oldSHA1[String(decoding: line[(tab + 1)...], as: UTF8.self)] = String(
+                decoding: line.prefix(40), as: UTF8.self)
+        }
+        guard oldSHA1.count == replaced.count else { return nil }
+
+        // Hash the changed sources.
+        let changedFiles = changes.changed.map { files[$0] }
+        let hashes = SourceHashing(
+            changedFiles, cache: StatCache(), limit: configuration.limits.maxFileBytes, width: options.jobs * 2)
+        var affected = Set(oldSHA1.values)
+        for source in hashes.sources { if case .sha1(let sha1) = source.content { affected.insert(sha1) } }
+
+        // The affected images as they were, and every image of their index prefix files.
+        let length = ManifestIndex.prefixLength(forImageCount: text.images.count)
+        let affectedPrefixes = Set(affected.map { String($0.prefix(length)) })
+        var oldEntries: [String: Manifest.ImageEntry] = [:]
+        var prefixEntries: [String: Manifest.ImageEntry] = [:]
+        let decoder = JSONDecoder()
+        for image in text.images where affectedPrefixes.contains(String(image.sha1.prefix(length))) {
+            // `"<sha1>" : {…}`: the object starts after the key and its colon.
+            guard
+                let entry = try? decoder.decode(
+                    Manifest.ImageEntry.self, from: Data(oldBytes[(image.text.lowerBound + 45)..<image.text.upperBound])
+                )
+            else { return nil }
+            prefixEntries[image.sha1] = entry
+            if affected.contains(image.sha1) { oldEntries[image.sha1] = entry }
+        }
+        for (path, sha1) in oldSHA1 { guard oldEntries[sha1]?.sources.contains(path) == true else { return nil } }
+
+        // Plan the changed sources alone, against the images they had or now have.
+        let oldFailures = store.failureMemory()
+        let work = Planner.plan(
+            sources: hashes.sources, previous: Manifest(generator: inputs.generator, images: oldEntries),
+            fingerprints: inputs.fingerprints,
+            knownFailure: { oldFailures.reason(for: $0, attempt: inputs.attempt) },
+            fileIsPresent: { Self.isPresent($0, prefix: prefix, folders: folders) })
+        for item in work.items where oldEntries[item.sha1] != nil {
+            guard case .upToDate = item.action else { return nil }
+        }
+        if work.renderCount > 0 { workers.prepare() }
+
+        // From here on, this build writes.
+        if let observer {
+            let changedSet = Set(changes.changed)
+            for (index, file) in files.enumerated() where !changedSet.contains(index) {
+                observer.sourceFinished(file.path, outcome: .upToDate)
+            }
+        }
+        reportPlanned(work, files: changedFiles)
+        let planned = RenderPhase.plannedFiles(
+            work, fingerprints: inputs.fingerprints,
+            formats: Dictionary(uniqueKeysWithValues: configuration.variants.map { ($0.name, $0.formats) }))
+        if !planned.isEmpty { store.savePending(planned) }
+        let render = RenderPhase(
+            configuration: configuration, workers: workers, observer: observer, folders: folders,
+            fingerprints: inputs.fingerprints, attempt: inputs.attempt, jobs: options.jobs)
+        let observer = self.observer
+        let rendered = try render.run(work, files: changedFiles) {
+            observer?.sourceFinished(changedFiles[$0].path, outcome: $1)
+        }
+        let commit = CommitPhase(scope: scope, store: store, folders: folders, generator: inputs.generator)
+        let part = commit.manifest(
+            for: work, rendered: rendered, files: changedFiles, fingerprints: inputs.fingerprints,
+            recipes: Dictionary(inputs.descriptions.values.map { (RecipeFingerprint.of($0), $0) }) { first, _ in first }
+        )
+        let mismatches = Self.extensionMismatches(in: part)
+        for warning in mismatches { observer?.warning("\(warning.path): \(warning.message)") }
+
+        // The affected images as they are now (nil: gone).
+        var newEntries: [String: Manifest.ImageEntry?] = [:]
+        for sha1 in affected {
+            let kept = (oldEntries[sha1]?.sources ?? []).filter { !replaced.contains($0) }
+            if var entry = part.images[sha1] {
+                entry.sources = (entry.sources + kept).sorted()
+                newEntries[sha1] = .some(entry)
+            } else if var entry = oldEntries[sha1], !kept.isEmpty {
+                entry.sources = kept
+                newEntries[sha1] = .some(entry)
+            } else {
+                newEntries[sha1] = .some(nil)
+            }
+        }
+        let imageCount =
+            text.images.count - oldEntries.count + newEntries.values.count(where: { $0 != nil })
+        header.failures = part.failures
+        header.failureSHA1 = part.failureSHA1
+        header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
+        let manifestBytes = Self.splice(text, header: header, imageCount: imageCount, changes: newEntries)
+
+        // Commit: the new files durable, then the index, then the manifest.
+        for folder in rendered.touchedFolders.sorted() { try folders.folder(folder, create: false).synchronize() }
+        try folders.output.synchronize()
+        let manifestWritten = manifestBytes != oldBytes
+        if manifestWritten {
+            for (sha1, entry) in newEntries { prefixEntries[sha1] = entry }
+            let written = try indexWriter.write(
+                images: prefixEntries.compactMapValues { $0 }, imageCount: imageCount,
+                prefixes: Set(affected.map { String($0.prefix(ManifestIndex.prefixLength(forImageCount: imageCount))) })
+            )
+            if written == nil || ManifestIndex.prefixLength(forImageCount: imageCount) != length {
+                // The prefix length changed: every prefix file, from the whole manifest.
+                try indexWriter.write(try Manifest(jsonData: Data(manifestBytes)))
+            }
+            try manifestFolder.writeAtomically(manifestBytes, to: manifestName)
+            try manifestFolder.synchronize()
+            let snapshot =
+                part.failures.isEmpty
+                ? ManifestSnapshot.spliced(
+                    snapshotBytes, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: newEntries) : nil
+            if let snapshot {
+                try? stateFolder.writeAtomically(snapshot, to: scope.snapshotName)
+            } else {
+                try? stateFolder.removeFile(scope.snapshotName)
+            }
+        }
+
+        // Clean, then keep what saves time next run.
+        let removed = try inputs.clean.removeStale(
+            previous: Manifest(generator: inputs.generator, images: oldEntries), pending: planned,
+            manifest: Manifest(generator: inputs.generator, images: newEntries.compactMapValues { $0 }))
+        if !planned.isEmpty { store.removePending() }
+        var hashed: [SourceFile: String] = [:]
+        for (file, source) in zip(changedFiles, hashes.sources) {
+            if case .sha1(let sha1) = source.content { hashed[file] = sha1 }
+        }
+        let statCache = StatCache.spliced(
+            statBytes, scannedAt: inputs.scanStarted, removing: replacedBytes, adding: hashed)
+        if let statCache { try? stateFolder.writeAtomically(statCache, to: StateFolder.statCache) }
+        var failureMemory = rendered.failureMemory
+        for item in work.items {
+            if case .knownFailure(let reason) = item.action {
+                failureMemory.bySHA1[item.sha1] = FailureMemory.Failure(attempt: inputs.attempt, reason: reason)
+            }
+        }
+        if failureMemory != oldFailures { store.save(failureMemory) }
+        saveRecord(
+            files: files, changes: changes, work: work, failures: part.failures, newEntries: newEntries,
+            mismatches: mismatches, imageCount: imageCount, inputs: inputs, writable: statCache != nil)
+
+        var report = BuildReport(
+            sources: files.count, built: rendered.entries.count, skipped: imageCount - rendered.entries.count,
+            shard: nil, inOtherShards: 0,
+            failed: part.failures.sorted { $0.key < $1.key }.map {
+                BuildReport.Failure(source: $0.key, reason: $0.value)
+            },
+            warnings: (walkWarnings + mismatches).sorted { $0.path < $1.path }, hashed: hashes.hashed,
+            filesWritten: rendered.filesWritten, siblingsWritten: rendered.siblingsWritten,
+            siblingsSkipped: rendered.siblingsSkipped, filesRemoved: removed,
+            manifestWritten: manifestWritten, manifestPath: scope.manifestPath,
+            outputDirectory: configuration.outputDirectory, seconds: Date().timeIntervalSince(started))
+        report.fromChanges = true
+        return report
+    }
+
+    /// The manifest `text` with its images changed by `changes` (nil: removed) and the top-level
+    /// fields of `header`: the bytes `jsonData()` gives for the whole manifest.
+    static func splice(
+        _ text: ManifestText, header: Manifest, imageCount: Int, changes: [String: Manifest.ImageEntry?]
+    ) -> [UInt8] {
+        let pieces = Manifest.JSONPieces(header: header)
+        guard imageCount > 0 else { return [UInt8](pieces.withoutImages) }
+        var out = [UInt8](pieces.opening)
+        out.reserveCapacity(text.bytes.count + changes.count * 4096)
+        var first = true
+        func emit(_ image: some Collection<UInt8>) {
+            out += first ? Array("    ".utf8) : Array(",\n    ".utf8)
+            out += image
+            first = false
+        }
+        func emitNew(_ sha1: String) {
+            guard let entry = changes[sha1]! else { return }
+            emit([UInt8](pieces.image(sha1, entry, first: true)).dropFirst(4))
+        }
+        var pending = changes.keys.sorted()[...]
+        for image in text.images {
+            while let next = pending.first, next < image.sha1 {
+                emitNew(next)
+                pending.removeFirst()
+            }
+            if pending.first == image.sha1 {
+                emitNew(image.sha1)
+                pending.removeFirst()
+            } else {
+                emit(text.bytes[image.text])
+            }
+        }
+        for next in pending { emitNew(next) }
+        out += pieces.closing
+        return out
+    }
+
+    /// Writes the record of a build made from what changed: the sources' lines from this walk,
+    /// the unchanged images' variant lines as recorded, the changed ones' anew.
+    private func saveRecord(
+        files: [SourceFile], changes: BuildRecord.Changes, work: WorkList, failures: [String: String],
+        newEntries: [String: Manifest.ImageEntry?], mismatches: [SourceWarning], imageCount: Int,
+        inputs: BuildInputs, writable: Bool
+    ) {
+        let store = inputs.store
+        var outcomes = Array(repeating: BuildRecord.Outcome.upToDate, count: files.count)
+        for (position, role) in zip(changes.changed, work.roles) {
+            switch role {
+            case .image: if failures[files[position].path] != nil { outcomes[position] = .failed }
+            case .inOtherShard, .unreadable: return store.removeRecord()
+            }
+        }
+        guard writable,
+            let manifest = try? inputs.manifestFolder.status(of: FilePath.name(inputs.scope.manifestPath))
+        else { return store.removeRecord() }
+        // The variant lines in the manifest's order: by image, the changed ones in their place.
+        let changedLines = newEntries.keys.sorted().compactMap { sha1 in newEntries[sha1]!.map { (sha1, $0) } }
+        var pending = changedLines[...]
+        var variantBytes: [UInt8] = []
+        variantBytes.reserveCapacity(changes.variantLines.count * 120)
+        for line in changes.variantLines {
+            // `v <bytes> <path>`: the path's file name starts with the image's SHA1.
+            guard let slash = line.lastIndex(of: UInt8(ascii: "/")) ?? line.lastIndex(of: 9),
+                slash + 41 <= line.endIndex
+            else { return store.removeRecord() }
+            let sha1 = String(decoding: line[(slash + 1)..<(slash + 41)], as: UTF8.self)
+            while let next = pending.first, next.0 <= sha1 {
+                variantBytes += BuildRecord.variantLines(of: [next])
+                pending.removeFirst()
+            }
+            if newEntries[sha1] != nil { continue }
+            variantBytes += line
+        }
+        variantBytes += BuildRecord.variantLines(of: Array(pending))
+        let record = BuildRecord(
+            scannedAt: inputs.scanStarted,
+            key: Self.recordKey(
+                scope: inputs.scope, descriptions: inputs.descriptions, attempt: inputs.attempt,
+                generator: inputs.generator, failureMemory: store.failureMemoryBytes()),
+            manifest: manifest, skipped: imageCount, inOtherShards: 0, outcomes: outcomes, variants: [],
+            failures: failures, warnings: mismatches)
+        store.saveRecord(record.serialized(files: files, variantBytes: variantBytes))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import LadderManifest
+
+extension BuildRecord {
+    /// What differs between the recorded build and this walk, when only sources did: the
+    /// sources the record no longer vouches for, and the recorded paths no unchanged source
+    /// took. The record's variant lines are kept as they are, to be written again.
+    struct Changes {
+        /// Positions in the walk of the sources whose identity is not the recorded one (or that
+        /// changed too close to the recorded walk to be trusted), and of new ones.
+        var changed: [Int]
+        /// The recorded paths that no source with the recorded identity has now: changed or gone.
+        var replacedPaths: [String]
+        /// The record's `v` lines, each with its line feed, in the manifest's order.
+        var variantLines: [ArraySlice<UInt8>]
+    }
+
+    /// The sources that changed since the build recorded in `bytes`, when everything else is as
+    /// recorded (`matching`'s conditions but for the sources) and that build was a whole one in
+    /// which every source ended up to date: no failure, no warning, no other shard. Nil
+    /// otherwise, or when more than `limit` sources changed.
+    static func changes(
+        _ bytes: [UInt8], files: [SourceFile], key: String, manifest: FileStatus, limit: Int,
+        isPresent: (_ path: String, _ bytes: Int) -> Bool
+    ) -> Changes? {
+        guard let opened = opening(bytes, key: key, manifest: manifest), opened.inOtherShards == 0 else { return nil }
+        var lines = opened.lines
+        let scannedAt = opened.scannedAt
+        let trustedBefore = scannedAt - StatCache.racyWindow
+        // The source lines, in the recorded walk's order: path and the line up to its outcome.
+        var recorded: [(path: ArraySlice<UInt8>, line: ArraySlice<UInt8>)] = []
+        while let line = lines.first, line.first == UInt8(ascii: "s") {
+            lines.removeFirst()
+            let fields = line.split(separator: 9, maxSplits: 7, omittingEmptySubsequences: false)
+            guard fields.count == 8, fields[6].elementsEqual([Outcome.upToDate.rawValue]) else { return nil }
+            recorded.append((fields[7], line))
+        }
+        var changes = Changes(changed: [], replacedPaths: [], variantLines: [])
+        var taken = Array(repeating: false, count: recorded.count)
+        var expected: [UInt8] = []
+        // Most paths are where they were: compare in step, and look a path up only after the
+        // two walks part.
+        var byPath: [ArraySlice<UInt8>: Int]?
+        for (index, file) in files.enumerated() {
+            let path = Array(file.path.utf8)
+            var at: Int?
+            if byPath == nil, index < recorded.count, recorded[index].path.elementsEqual(path) {
+                at = index
+            } else {
+                if byPath == nil {
+                    byPath = Dictionary(
+                        recorded.indices.map { (recorded[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
+                }
+                at = byPath![path[...]]
+            }
+            expected.removeAll(keepingCapacity: true)
+            appendSource(file, outcome: .upToDate, to: &expected)
+            if let at, !taken[at], file.status.modified < trustedBefore, file.status.changed < trustedBefore,
+                recorded[at].line.elementsEqual(expected.dropLast())
+            {
+                taken[at] = true
+            } else {
+                changes.changed.append(index)
+                guard changes.changed.count <= limit else { return nil }
+            }
+        }
+        for (index, source) in recorded.enumerated() where !taken[index] {
+            changes.replacedPaths.append(String(decoding: source.path, as: UTF8.self))
+            guard changes.replacedPaths.count <= limit else { return nil }
+        }
+        for line in lines {
+            let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[0].elementsEqual([UInt8(ascii: "v")]),
+                let size = Int(String(decoding: fields[1], as: UTF8.self)),
+                isPresent(String(decoding: fields[2], as: UTF8.self), size)
+            else { return nil }  // a failure, a warning, a damaged line or a missing file
+            changes.variantLines.append(bytes[line.startIndex..<(line.endIndex + 1)])
+        }
+        return changes
+    }
+
+    /// The `v` lines of `entries` (by SHA1, sorted), as `serialized(files:)` writes them.
+    static func variantLines(of entries: [(sha1: String, entry: Manifest.ImageEntry)]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (_, entry) in entries {
+            for name in entry.variants.keys.sorted() {
+                let variant = entry.variants[name]!
+                bytes += Array("v\t\(variant.bytes)\t\(variant.path)\n".utf8)
+                for format in (variant.formats ?? [:]).keys.sorted() {
+                    bytes += Array("v\t\(variant.formats![format]!.bytes)\t\(variant.formats![format]!.path)\n".utf8)
+                }
+            }
+        }
+        return bytes
+    }
+
+    /// A record's bytes with its `v` lines given as they are written (`variantBytes`).
+    func serialized(files: [SourceFile], variantBytes: [UInt8]) -> [UInt8]? {
+        guard
+            var bytes = BuildRecord(
+                scannedAt: scannedAt, key: key, manifest: manifest, skipped: skipped, inOtherShards: inOtherShards,
+                outcomes: outcomes, variants: [], failures: [:], warnings: []
+            ).serialized(files: files)
+        else { return nil }
+        bytes += variantBytes
+        let texts = failures.flatMap { [$0.key, $0.value] } + warnings.flatMap { [$0.path, $0.message] }
+        guard !texts.contains(where: { $0.utf8.contains(9) || $0.utf8.contains(10) }) else { return nil }
+        for path in failures.keys.sorted() { bytes += Array("f\t\(path)\t\(failures[path]!)\n".utf8) }
+        for warning in warnings { bytes += Array("w\t\(warning.path)\t\(warning.message)\n".utf8) }
+        return bytes
+    }
+}
