@@ -35,6 +35,8 @@ package final class JPEGReplayDecoder {
     private let handle: OpaquePointer
     /// The bytes that have arrived, at the start of `bytes`.
     package private(set) var received = 0
+    /// The bytes libjpeg may see: never fewer than before, since it has read up to there.
+    private var visible = 0
     /// The picture being painted (`startPainting(scan:)`), rows top to bottom.
     private var canvas: [UInt8] = []
     package private(set) var state = State(
@@ -107,7 +109,14 @@ package final class JPEGReplayDecoder {
     /// Makes the first `available` bytes visible without letting libjpeg read them: a paint
     /// waiting for bytes (`paintRows()` returned nil) reads what it needs itself.
     package func expose(_ available: Int) {
-        ladder_replay_expose(handle, min(available, received))
+        ladder_replay_expose(handle, reveal(available))
+    }
+
+    /// The bytes to make visible when `available` are asked for: those that have arrived, and
+    /// no fewer than libjpeg may already have read.
+    private func reveal(_ available: Int) -> Int {
+        visible = max(visible, min(available, received))
+        return visible
     }
 
     /// Starts painting the picture as it stands after scan `scan`. libjpeg decides block
@@ -152,7 +161,7 @@ package final class JPEGReplayDecoder {
     package func advance(to available: Int) throws(ImagingError) -> State {
         var raw = ladder_replay_state()
         var message = [CChar](repeating: 0, count: 256)
-        let status = ladder_replay_advance(handle, min(available, received), &raw, &message, message.count)
+        let status = ladder_replay_advance(handle, reveal(available), &raw, &message, message.count)
         state = State(
             headerReady: raw.header_ready != 0, width: Int(raw.width), height: Int(raw.height),
             components: Int(raw.components),
@@ -190,4 +199,47 @@ package final class JPEGReplayDecoder {
 
     /// The text of libjpeg's last warning ("Corrupt JPEG data: ..."), or "".
     package var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
+}
+
+/// Paints each scan of a file as a browser paints it, as the bytes arrive: once the scan's data
+/// and the two bytes of the marker after it are there, libjpeg knows the scan is over and has not
+/// read the next scan's header, and paints (`startPainting(scan:)`). Had it read that header
+/// first, it would count the coefficients the next scan brings as known and no longer smooth
+/// them: a DC-only picture would show its blocks, where browsers (and djpeg given those bytes)
+/// show it smoothed. After a DC scan the last two block rows wait for the next scan's header;
+/// the paint finishes once it is visible.
+package struct ScanPainter {
+    package let decoder: JPEGReplayDecoder
+    /// The scan whose paint waits for bytes.
+    package private(set) var painting: Int?
+    /// The scans painted whole, by 1-based number.
+    package var pictures: [Int: DecodedPixels] = [:]
+
+    package init(_ decoder: JPEGReplayDecoder) {
+        self.decoder = decoder
+    }
+
+    /// With the first `available` bytes visible: finishes the paint that waits for bytes, then,
+    /// when `scan` is given and its data has just ended there (`scanEnd` + 2), starts its paint.
+    /// A scan that is not complete there, or whose next header libjpeg already read, is not
+    /// painted (`render(scan:)` shows it as it stands).
+    package mutating func advance(to available: Int, painting scan: Int? = nil) throws(ImagingError) {
+        if let waiting = painting {
+            decoder.expose(available)
+            guard let pixels = try decoder.paintRows() else { return }
+            pictures[waiting] = pixels
+            painting = nil
+        }
+        guard let scan else { return }
+        let state = try decoder.advance(to: available)
+        guard state.headerReady, state.scansCompleted >= scan, state.inputScan == scan, !state.inputComplete else {
+            return
+        }
+        try decoder.startPainting(scan: scan)
+        if let pixels = try decoder.paintRows() {
+            pictures[scan] = pixels
+        } else {
+            painting = scan
+        }
+    }
 }
