@@ -70,7 +70,8 @@ static void source_update(ladder_replay *replay) {
         position = replay->skip_to;
         replay->skip_to = 0;
     }
-    if (position > replay->available) position = replay->available;
+    /* Fewer bytes than libjpeg has read (a paint read on by itself): it keeps what it read. */
+    if (position > replay->available) replay->available = position;
     source->next_input_byte = replay->data + position;
     source->bytes_in_buffer = replay->available - position;
 }

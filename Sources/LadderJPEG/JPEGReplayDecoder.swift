@@ -35,8 +35,6 @@ package final class JPEGReplayDecoder {
     private let handle: OpaquePointer
     /// The bytes that have arrived, at the start of `bytes`.
     package private(set) var received = 0
-    /// The bytes libjpeg may see: never fewer than before, since it has read up to there.
-    private var visible = 0
     /// The picture being painted (`startPainting(scan:)`), rows top to bottom.
     private var canvas: [UInt8] = []
     package private(set) var state = State(
@@ -109,14 +107,7 @@ package final class JPEGReplayDecoder {
     /// Makes the first `available` bytes visible without letting libjpeg read them: a paint
     /// waiting for bytes (`paintRows()` returned nil) reads what it needs itself.
     package func expose(_ available: Int) {
-        ladder_replay_expose(handle, reveal(available))
-    }
-
-    /// The bytes to make visible when `available` are asked for: those that have arrived, and
-    /// no fewer than libjpeg may already have read.
-    private func reveal(_ available: Int) -> Int {
-        visible = max(visible, min(available, received))
-        return visible
+        ladder_replay_expose(handle, min(available, received))
     }
 
     /// Starts painting the picture as it stands after scan `scan`. libjpeg decides block
@@ -161,7 +152,7 @@ package final class JPEGReplayDecoder {
     package func advance(to available: Int) throws(ImagingError) -> State {
         var raw = ladder_replay_state()
         var message = [CChar](repeating: 0, count: 256)
-        let status = ladder_replay_advance(handle, reveal(available), &raw, &message, message.count)
+        let status = ladder_replay_advance(handle, min(available, received), &raw, &message, message.count)
         state = State(
             headerReady: raw.header_ready != 0, width: Int(raw.width), height: Int(raw.height),
             components: Int(raw.components),
