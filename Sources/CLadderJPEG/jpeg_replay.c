@@ -70,7 +70,8 @@ static void source_update(ladder_replay *replay) {
         position = replay->skip_to;
         replay->skip_to = 0;
     }
-    if (position > replay->available) position = replay->available;
+    /* Fewer bytes than libjpeg has read (a paint read on by itself): it keeps what it read. */
+    if (position > replay->available) replay->available = position;
     source->next_input_byte = replay->data + position;
     source->bytes_in_buffer = replay->available - position;
 }
@@ -188,7 +189,8 @@ int ladder_replay_advance(ladder_replay *replay, size_t available, ladder_replay
         if (jpeg_finish_output(cinfo)) replay->finish_pending = 0;
     }
     for (;;) {
-        int status = jpeg_consume_input(cinfo);
+        /* A paint may have read the next scan's header itself: the limit holds for it too. */
+        int status = cinfo->input_scan_number > replay->max_scans ? JPEG_REACHED_SOS : jpeg_consume_input(cinfo);
         if (status == JPEG_SCAN_COMPLETED) replay->state.scans_completed++;
         if (status == JPEG_REACHED_SOS && cinfo->input_scan_number > replay->max_scans) {
             /* Refused as soon as the scan past the limit starts, before it costs any decoding. */

@@ -191,3 +191,46 @@ package final class JPEGReplayDecoder {
     /// The text of libjpeg's last warning ("Corrupt JPEG data: ..."), or "".
     package var lastWarning: String { String(cString: ladder_replay_last_warning(handle)) }
 }
+
+/// Paints each scan of a file as a browser paints it, as the bytes arrive: once the scan's data
+/// and the two bytes of the marker after it are there, libjpeg knows the scan is over and has not
+/// read the next scan's header, and paints (`startPainting(scan:)`). Had it read that header
+/// first, it would count the coefficients the next scan brings as known and no longer smooth
+/// them: a DC-only picture would show its blocks, where browsers (and djpeg given those bytes)
+/// show it smoothed. After a DC scan the last two block rows wait for the next scan's header;
+/// the paint finishes once it is visible.
+package struct ScanPainter {
+    package let decoder: JPEGReplayDecoder
+    /// The scan whose paint waits for bytes.
+    package private(set) var painting: Int?
+    /// The scans painted whole, by 1-based number.
+    package var pictures: [Int: DecodedPixels] = [:]
+
+    package init(_ decoder: JPEGReplayDecoder) {
+        self.decoder = decoder
+    }
+
+    /// With the first `available` bytes visible: finishes the paint that waits for bytes, then,
+    /// when `scan` is given and its data has just ended there (`scanEnd` + 2), starts its paint.
+    /// A scan that is not complete there, or whose next header libjpeg already read, is not
+    /// painted (`render(scan:)` shows it as it stands).
+    package mutating func advance(to available: Int, painting scan: Int? = nil) throws(ImagingError) {
+        if let waiting = painting {
+            decoder.expose(available)
+            guard let pixels = try decoder.paintRows() else { return }
+            pictures[waiting] = pixels
+            painting = nil
+        }
+        guard let scan else { return }
+        let state = try decoder.advance(to: available)
+        guard state.headerReady, state.scansCompleted >= scan, state.inputScan == scan, !state.inputComplete else {
+            return
+        }
+        try decoder.startPainting(scan: scan)
+        if let pixels = try decoder.paintRows() {
+            pictures[scan] = pixels
+        } else {
+            painting = scan
+        }
+    }
+}

@@ -38,16 +38,11 @@ struct VerifyKindTests {
         /// A 1600x1200 picture of waves, its full variant with a custom 5-scan script
         /// (Cloudinary's "semi-progressive": spectral selection only).
         case customScript
-        /// An 800x600 picture of waves, its full variant with a 5-scan script whose second scan
-        /// (luma coefficient 63 alone) makes libjpeg's block smoothing give up what it had
-        /// guessed from the DC: the picture gets further from the final one.
-        case dippingScript
         /// The photo of `standard` alone, with AVIF and JPEG XL siblings on every variant.
         case siblings
     }
 
     static let customScript = "0,1,2: 0-0,0,0; 0: 1-9,0,0; 2: 1-63,0,0; 1: 1-63,0,0; 0: 10-63,0,0;"
-    static let dippingScript = "0,1,2: 0-0,0,0; 0: 63-63,0,0; 0: 1-62,0,0; 1: 1-63,0,0; 2: 1-63,0,0;"
 
     static let tamperings: [ProblemKind: Tampering] = [
         .manifestMissing: Tampering(expected: ["manifest-missing"]) { project in
@@ -253,10 +248,32 @@ struct VerifyKindTests {
                     + Project.defaultVariants[1...].joined(separator: ", ") + ", "
                     + Project.fixedFull(Self.customScript) + "}}", to: "pipeline.json")
         },
-        .replayQuality: Tampering(template: .dippingScript, arguments: ["--replay"], expected: ["replay-quality"]) {
-            _ in
-            // The built file as it is: the configuration chose a script whose second scan shows
-            // a picture further from the final one than the first.
+        .replayQuality: Tampering(
+            template: .customScript, arguments: ["--replay"], expected: ["replay-quality", "scan-script"]
+        ) { project in
+            // Scans of exact coefficients only ever bring the picture closer (libjpeg paints each
+            // as browsers do). A file can still go back: its second scan brings the luma detail
+            // of another picture, its third the waves' own again (libjpeg reads on without a
+            // warning). That script sends a band twice: not a complete one.
+            let script = [
+                JPEGScan(components: [0, 1, 2], ss: 0, se: 0, ah: 0, al: 0),
+                JPEGScan(components: [0], ss: 1, se: 63, ah: 0, al: 0),
+                JPEGScan(components: [1], ss: 1, se: 63, ah: 0, al: 0),
+                JPEGScan(components: [2], ss: 1, se: 63, ah: 0, al: 0),
+            ]
+            let own = try JPEGCoefficients(reading: project.read("waves", "full")).written(scans: script)
+            let size = try JPEGStructure(parsing: own)
+            // The waves upside down: the same coefficients negated. A first scan of a band writes
+            // only the coefficients it has that are not zero, so the third leaves none of these.
+            let inverted = try AdversarialImages.rgb(size.width, size.height) { x, y in
+                [UInt8](repeating: UInt8(128 - 90 * sin(Double(x) / 8) * cos(Double(y) / 8)), count: 3)
+            }
+            let other = try JPEGCoefficients(reading: inverted.encoded(as: ".jpg[Q=85]")).written(scans: script)
+            let (ownScans, otherScans) = (size.scans, try JPEGStructure(parsing: other).scans)
+            let crafted =
+                Array(own[..<ownScans[0].endOffset]) + Array(other[otherScans[0].endOffset..<otherScans[1].endOffset])
+                + Array(own[ownScans[0].endOffset...])
+            try project.plant(crafted, as: "full", of: "waves")
         },
         .budget: Tampering(expected: ["budget"]) { project in
             try project.folder.write(
@@ -358,13 +375,11 @@ final class Project: Sendable {
                 #"{"sources": ["photos"], "variants": {"#
                     + defaultVariants.map { String($0.dropLast()) + formats }.joined(separator: ", ") + "}}",
                 to: "pipeline.json")
-        case .customScript, .dippingScript:
-            let custom = template == .customScript
-            let (width, height) = custom ? (1600, 1200) : (800, 600)
-            try folder.write(waves(width: width, height: height), to: "photos/waves.jpg")
+        case .customScript:
+            try folder.write(waves(width: 1600, height: 1200), to: "photos/waves.jpg")
             try folder.write(
                 #"{"sources": ["photos"], "variants": {"# + defaultVariants[1...].joined(separator: ", ") + ", "
-                    + fixedFull(custom ? VerifyKindTests.customScript : VerifyKindTests.dippingScript) + "}}",
+                    + fixedFull(VerifyKindTests.customScript) + "}}",
                 to: "pipeline.json")
         }
         let result = runLadder(["build", "--quiet", "--config", folder.path("pipeline.json")])

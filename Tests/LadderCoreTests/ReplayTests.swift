@@ -158,6 +158,31 @@ struct ReplayTests {
         #expect(without.problems.isEmpty && withFrames.problems.isEmpty)
     }
 
+    @Test(
+        "each scan's frame is djpeg's picture of the file cut where the scan ends: the DC scan smoothed as browsers draw it",
+        .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))
+    func framesAreDjpegsOfPrefixes() throws {
+        // A smooth picture, whose DC scan libjpeg smooths, and a script whose second scan brings
+        // luma's lowest coefficients: read before the DC scan is painted, that scan's header
+        // makes libjpeg count them as known and paint the DC scan's blocks unsmoothed.
+        let jpeg = try Self.fiveScanJPEG(width: 320, height: 240)
+        let structure = try JPEGStructure(parsing: jpeg)
+        var frames: [Int: DecodedPixels] = [:]
+        let report = ProgressiveReplay(options: .init(chunkBytes: 4096, expectedScans: 5)).replay(jpeg, path: "c.jpg") {
+            frames[$0] = $1
+        }
+        #expect(report.problems.isEmpty)
+        #expect(frames.keys.sorted() == [1, 2, 3, 4, 5])
+        for (index, scan) in structure.scans.enumerated() {
+            let cut = Array(jpeg.prefix(scan.endOffset)) + [0xFF, 0xD9]
+            let oracle = try ExternalTools.djpegRGB(cut)
+            let frame = try #require(frames[index + 1])
+            #expect(frame.width == oracle.width && frame.height == oracle.height)
+            let largest = zip(frame.samples, oracle.samples).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+            #expect(largest <= 1, "scan \(index + 1) differs from djpeg's picture of its prefix by up to \(largest)")
+        }
+    }
+
     @Test("quality over the download: the mean over the bytes of what is on screen, 0 before the first picture")
     func downloadQualityDefinition() {
         let quality = DownloadQuality(

@@ -200,6 +200,9 @@ package struct ProgressiveReplay: Sendable {
     /// Feeds `decoder` the file up to every chunk boundary and to where each scan becomes
     /// renderable on its own (libjpeg has read the next scan's header, before any of its data,
     /// or the end), renders each scan once, and records in `report` where it can be shown.
+    /// Each scan but the last is painted as a browser paints it, just before: once its data is
+    /// complete and before libjpeg reads the next scan's header (`paintAsShown`), so its picture
+    /// is the one a decoder given only those scans shows.
     /// `frames`, when given, is a second decoder of the same file, fed alongside, whose picture
     /// of each scan (by 1-based number) goes to its receiver; it stops at its first failure.
     static func renderScans(
@@ -212,12 +215,37 @@ package struct ProgressiveReplay: Sendable {
         stops.insert(length)
         for scan in structure.scans.dropFirst() where scan.dataOffset < length { stops.insert(scan.dataOffset) }
         if let end = structure.endOfImage { stops.insert(min(end, length)) }
+        // Where each scan but the last is painted: its data and the marker after it have arrived.
+        var paintAt: [Int: Int] = [:]
+        for (number, (scan, next)) in zip(1..., zip(structure.scans, structure.scans.dropFirst()))
+        where scan.endOffset + 2 < next.dataOffset && next.dataOffset < length {
+            paintAt[scan.endOffset + 2] = number
+            stops.insert(scan.endOffset + 2)
+        }
 
         var rendered = RenderedScans()
+        var painter = ScanPainter(decoder)
+        var framePainter = frames.map { ScanPainter($0.decoder) }
         var shown = 0
         var frames = frames
-        do {
+        do throws(ImagingError) {
             for stop in stops.sorted() {
+                let paint = paintAt[stop].flatMap { $0 == rendered.lumas.count + 1 ? $0 : nil }
+                try painter.advance(to: stop, painting: paint)
+                do {
+                    try framePainter?.advance(to: stop, painting: paint)
+                } catch {
+                    (frames, framePainter) = (nil, nil)
+                }
+                // A paint waiting for the next scan's header is finished before libjpeg reads on.
+                if let waiting = painter.painting {
+                    guard stop < length else {
+                        throw ImagingError(
+                            operation: "paint scan \(waiting)", path: nil,
+                            reason: "its last rows wait for data past the end of the file")
+                    }
+                    continue
+                }
                 let state = try decoder.advance(to: stop)
                 if let decoder = frames?.decoder, (try? decoder.advance(to: stop)) == nil { frames = nil }
                 // A scan can be rendered alone once libjpeg has moved past it.
@@ -225,7 +253,12 @@ package struct ProgressiveReplay: Sendable {
                     state.inputComplete ? state.scansCompleted : min(state.scansCompleted, state.inputScan - 1)
                 while rendered.lumas.count < renderable {
                     let number = rendered.lumas.count + 1
-                    let pixels = try decoder.render(scan: number)
+                    let pixels: DecodedPixels
+                    if let painted = painter.pictures.removeValue(forKey: number) {
+                        pixels = painted
+                    } else {
+                        pixels = try decoder.render(scan: number)
+                    }
                     rendered.lumas.append(pixels.luma())
                     if let screen { rendered.screens.append(ScreenQuality.shown(pixels, at: screen)) }
                     rendered.last = pixels
@@ -235,7 +268,9 @@ package struct ProgressiveReplay: Sendable {
                             ssim: 0))
                     if state.allDCReceived, report.firstPaintOffset == nil { report.firstPaintOffset = stop }
                     if let (decoder, receive) = frames {
-                        if let picture = try? decoder.render(scan: number) {
+                        if let picture = framePainter?.pictures.removeValue(forKey: number)
+                            ?? (try? decoder.render(scan: number))
+                        {
                             receive(number, picture)
                         } else {
                             frames = nil

@@ -26,10 +26,9 @@ package struct ScanScriptChoice: Sendable {
 ///   never on the order of the other scans, so candidates are written only as many times as it
 ///   takes to see every distinct scan once, and every candidate's scan offsets are added up
 ///   from those lengths.
-/// - The picture after a scan depends only on the scans each component has received, in order,
-///   and on the next scan, whose header libjpeg has read when the picture shows
-///   (`PictureState`: block smoothing, on as browsers decode, reads both), so each distinct
-///   state is decoded once.
+/// - The picture after a scan depends only on the scans each component has received, in order
+///   (`PictureState`), painted as browsers paint it, before libjpeg reads the next scan's header
+///   (`ScanPainter`), so each distinct state is decoded once.
 /// - Scan lengths and pictures are measured on a sample of the image: square tiles of whole
 ///   iMCUs spread evenly over it (large enough for the measure's pooling, `tileSide`), decoded
 ///   at full resolution, each tile's inside scaled to the view's scale and pooled as the whole
@@ -461,34 +460,39 @@ package struct ScanScriptChooser: Sendable {
     }
 
     /// The pictures of `jpeg` after the scans numbered `scans` (1-based, ascending), as the
-    /// replay shows them: the file fed up to where each scan can show, the next scan's header
-    /// read and libjpeg waiting for its data; in the file's own color space (YCbCr).
+    /// replay shows them: each painted once the scan's data is complete, before libjpeg reads the
+    /// next scan's header (`ScanPainter`), the last from the whole file; in the file's own color
+    /// space (YCbCr).
     static func pictures(
         _ jpeg: [UInt8], structure: JPEGStructure, scans: [Int]
     ) throws(ImagingError) -> [DecodedPixels] {
-        let decoder = try JPEGReplayDecoder(jpeg, maximumScans: structure.scans.count)
+        var painter = ScanPainter(try JPEGReplayDecoder(jpeg, maximumScans: structure.scans.count))
         var pictures: [DecodedPixels] = []
         for scan in scans {
             let showable = scan < structure.scans.count ? structure.scans[scan].dataOffset : jpeg.count
-            _ = try decoder.advance(to: showable)
-            pictures.append(try decoder.render(scan: scan))
+            if scan < structure.scans.count {
+                try painter.advance(to: structure.scans[scan - 1].endOffset + 2, painting: scan)
+                try painter.advance(to: showable)
+                if let picture = painter.pictures.removeValue(forKey: scan) {
+                    pictures.append(picture)
+                    continue
+                }
+            }
+            _ = try painter.decoder.advance(to: showable)
+            pictures.append(try painter.decoder.render(scan: scan))
         }
         return pictures
     }
 
     /// What the picture shown after a scan depends on, besides the image: the scans each
-    /// component has received, in order, and the next scan. libjpeg-turbo's block smoothing
-    /// (on, as in browsers) fills coefficients it believes missing, and its bookkeeping already
-    /// counts the next scan, whose header has been read when the scan is shown (jdphuff.c
-    /// `start_pass`): below the first iMCU row it judges each component by its state before
-    /// that component's latest scan began (jdcoefct.c, `prev_coef_bits`), and it smooths nothing
-    /// once no component seems to miss any of its lowest coefficients (1 to 9), counting the
-    /// next scan as received. So the same scans show differently depending on the next one.
+    /// component has received, in order. libjpeg-turbo's block smoothing (on, as in browsers)
+    /// fills coefficients it believes missing, judging each component by the scans it has
+    /// received when the paint starts, and by its state before its latest scan for the rows it
+    /// paints after reading the next scan's header (jdcoefct.c, `prev_coef_bits`): neither
+    /// depends on what the next scan is.
     struct PictureState: Hashable {
         /// For each component, the scans carrying it received so far, in order.
         var received: [[JPEGScan]]
-        /// The next scan.
-        var next: JPEGScan?
     }
 
     /// For each scan of `script`, what the picture shown once it is complete depends on.
@@ -497,8 +501,7 @@ package struct ScanScriptChooser: Sendable {
         var received = [[JPEGScan]](repeating: [], count: components)
         return script.scans.indices.map { index in
             for component in script.scans[index].components { received[component].append(script.scans[index]) }
-            let next = index + 1 < script.scans.count ? script.scans[index + 1] : nil
-            return PictureState(received: received, next: next)
+            return PictureState(received: received)
         }
     }
 }

@@ -138,12 +138,8 @@ def test_each_scan_end_shows_that_scan(held):
         assert best == k, f"at scanEnds[{k}] the page is closest to ladder's replay frame {best + 1}: {scores}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ladder's replay renders each scan after reading the next scan's header, when libjpeg no "
-    "longer smooths the coefficients that scan will bring: its first frame is blocky where Chromium "
-    "(and djpeg) draw the DC scan smoothed; docs/WEB_CLIENT.md, 'The scans on screen'",
-)
 def test_the_first_scan_on_screen_is_ladders_first_replay_frame(held):
+    """The replay paints the DC scan smoothed, as Chromium does, not blocky: it paints each scan
+    before libjpeg reads the next scan's header."""
     best, scores = held.closest(0, held.replay_frames)
     assert best == 0, f"at scanEnds[0] the page is closest to ladder's replay frame {best + 1}: {scores}"
