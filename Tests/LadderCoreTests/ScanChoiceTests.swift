@@ -146,7 +146,7 @@ struct ScanChoiceTests {
             let state = try JPEGReplayDecoder(sample, maximumScans: 10).advance(to: sample.count)
             #expect(state.width * state.height < width * height / 4, "\(width)x\(height)")
             // A tile over the budget at most (96x96 pixels, or as large as the measure's
-            // pooling needs: 208x208 for a 2560-pixel image in a 1280-pixel view).
+            // coarsest scale needs: 208x208 for a 2560-pixel image in a 1280-pixel view).
             let image = PixelSize(width: width, height: height)
             let side = ScanScriptChooser.tileSide(
                 image: image, display: ScreenQuality.displaySize(of: image, displayWidth: chooser.displayWidth))
