@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Reference SSIM values for Tests/LadderCoreTests/ImageQualityTests.swift, from scikit-image.
 
-Also the colour measure of what the screen shows (ScreenQuality): scikit-image's SSIM of a
-three-channel picture (its Y, Cb and Cr planes stacked, channel_axis=2), which is the mean of the
-channels' SSIM, each set up as below; and that measure of a picture shown in a view, taken after
-the automatic downsampling of Wang's reference ssim.m (2009): squares of F x F pixels averaged,
-F = max(1, round(min(width, height) / 256)), as piq's ssim(downsample=True) pools them (whole
-squares from the top left; each mean rounded half up to an integer, as ScreenQuality keeps 8-bit
-planes).
+Also the contrast-structure term of SSIM alone, and the colour measure of what the screen shows (ScreenQuality): multi-scale SSIM (Wang, Simoncelli and Bovik
+2003) over its three finest scales, their published exponents 0.0448, 0.2856, 0.3001 scaled to
+sum to 1, of the Y, Cb and Cr planes weighted 0.8, 0.1, 0.1 (Wang, Lu and Bovik 2004). Each
+scale's contrast-structure term is computed here with SciPy's separable filtering (the
+coarsest scale's whole SSIM is scikit-image's, and checked against the same filtering); each
+next scale is the 2 x 2 means of the last, rounded half up to 8 bits as ScreenQuality keeps its
+planes (a last odd row or column dropped).
 
 The test planes are generated here exactly as the Swift test generates them (integer arithmetic
 and a xorshift32 noise source), and compared with scikit-image's structural_similarity set up as
@@ -15,7 +15,7 @@ Wang et al. 2004 define SSIM: an 11x11 Gaussian window with sigma 1.5, K1 0.01, 
 population (not sample) covariance, and a data range of 255. scikit-image averages the SSIM map
 over the windows that lie wholly inside the plane, as Wang et al.'s ssim_index.m does ('valid').
 
-    python3 -m pip install scikit-image==0.26.0 numpy
+    python3 -m pip install scikit-image==0.26.0 numpy scipy
     python3 scripts/reference/ssim_reference.py
 
 prints the Swift table that the test holds. Run once; the tests do not need Python.
@@ -83,36 +83,60 @@ CASES = [
 ]
 
 
-# Three planes each (Y, Cb, Cr), picture and reference, named by the plane cases above.
-COLOR_CASES = [
-    ("gradient luma, texture chroma", 64, 48, ["noisy gradient", "quantized texture", "blurred texture"]),
-    ("chroma shifted", 50, 40, ["brighter gradient", "inverted texture", "brighter gradient"]),
-    ("luma exact, chroma noisy", 80, 60, ["quantized texture", "noisy gradient", "noisy gradient"]),
-]
+# Plane cases whose contrast-structure term is checked on its own.
+STRUCTURE_CASES = ["noisy gradient", "blurred texture", "inverted texture", "wide noisy texture"]
 
 
-# Views (width, height) of three planes each, as in COLOR_CASES: measured after pooling.
+# Views (width, height) of three planes each, as in COLOR_CASES: measured at three scales.
 SHOWN_CASES = [
     ("phone view 1280 x 960", 1280, 960, ["wide noisy texture", "noisy gradient", "blurred texture"]),
     ("phone view 1280 x 853", 1280, 853, ["noisy gradient", "quantized texture", "wide noisy texture"]),
     ("small view 600 x 450", 600, 450, ["blurred texture", "wide noisy texture", "noisy gradient"]),
-    ("view under 384 pixels", 300, 200, ["noisy gradient", "quantized texture", "blurred texture"]),
+    ("view of 70 x 45", 70, 45, ["noisy gradient", "quantized texture", "blurred texture"]),
 ]
 
-
-def pooling_factor(w, h):
-    """ssim.m: f = max(1, round(min(M, N) / 256)), MATLAB's round (halves away from zero)."""
-    return max(1, int(np.floor(min(w, h) / 256 + 0.5)))
+PLANE_WEIGHTS = [0.8, 0.1, 0.1]
+SCALE_WEIGHTS = [w / (0.0448 + 0.2856 + 0.3001) for w in (0.0448, 0.2856, 0.3001)]
 
 
-def pooled(plane, factor):
-    """The mean of each whole factor x factor square from the top left, rounded half up."""
-    if factor == 1:
-        return plane
+def halved(plane):
+    """The mean of each whole 2 x 2 square from the top left, rounded half up."""
     h, w = plane.shape
-    ph, pw = h // factor, w // factor
-    blocks = plane[:ph * factor, :pw * factor].reshape(ph, factor, pw, factor).sum(axis=(1, 3))
-    return (blocks + factor * factor // 2) // (factor * factor)
+    ph, pw = h // 2, w // 2
+    blocks = plane[:ph * 2, :pw * 2].reshape(ph, 2, pw, 2).sum(axis=(1, 3))
+    return (blocks + 2) // 4
+
+
+def structure_terms(picture, reference):
+    """The means over the 'valid' 11 x 11 Gaussian windows (sigma 1.5) of SSIM's map and of its
+    contrast-structure term (2 sxy + C2) / (sx^2 + sy^2 + C2), population statistics."""
+    from scipy.ndimage import correlate1d
+
+    x, y = reference.astype(np.float64), picture.astype(np.float64)
+    taps = np.exp(-((np.arange(11) - 5) ** 2) / (2 * 1.5 ** 2))
+    taps /= taps.sum()
+
+    def window(a):
+        return correlate1d(correlate1d(a, taps, axis=0), taps, axis=1)[5:-5, 5:-5]
+
+    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
+    mx, my = window(x), window(y)
+    sxx, syy, sxy = window(x * x) - mx * mx, window(y * y) - my * my, window(x * y) - mx * my
+    cs = (2 * sxy + c2) / (sxx + syy + c2)
+    luminance = (2 * mx * my + c1) / (mx * mx + my * my + c1)
+    return float((luminance * cs).mean()), float(cs.mean())
+
+
+def multi_scale(picture, reference):
+    value = 1.0
+    for scale, exponent in enumerate(SCALE_WEIGHTS):
+        whole, cs = structure_terms(picture, reference)
+        if scale == len(SCALE_WEIGHTS) - 1:
+            # The coarsest scale's SSIM, by scikit-image too.
+            assert abs(whole - ssim(picture, reference)) < 1e-9
+            return value * max(0.0, whole) ** exponent
+        value *= max(0.0, cs) ** exponent
+        picture, reference = halved(picture), halved(reference)
 
 
 def ssim(picture, reference):
@@ -126,24 +150,17 @@ def main():
     for name, w, h, make_picture, make_reference in CASES:
         value = ssim(make_picture(w, h), make_reference(w, h))
         print(f'("{name}", {w}, {h}, {value:.12f}),')
-    print("// colour: structural_similarity(..., channel_axis=2) of the Y, Cb and Cr planes stacked")
+    print("// contrast-structure term: its mean over the windows")
     by_name = {case[0]: case for case in CASES}
-    for name, w, h, planes in COLOR_CASES:
-        picture = np.stack([by_name[plane][3](w, h) for plane in planes], axis=2).astype(np.float64)
-        reference = np.stack([by_name[plane][4](w, h) for plane in planes], axis=2).astype(np.float64)
-        value = structural_similarity(
-            picture, reference, channel_axis=2, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
-            data_range=255, K1=0.01, K2=0.03)
-        print(f'("{name}", {w}, {h}, {value:.12f}),')
-    print("// shown in a view: pooled by the factor, then as the colour cases")
+    for name in STRUCTURE_CASES:
+        _, w, h, make_picture, make_reference = by_name[name]
+        print(f'("{name}", {w}, {h}, {structure_terms(make_picture(w, h), make_reference(w, h))[1]:.12f}),')
+    print("// shown in a view: multi-scale SSIM of each plane, weighted 0.8, 0.1, 0.1")
     for name, w, h, planes in SHOWN_CASES:
-        factor = pooling_factor(w, h)
-        picture = np.stack([pooled(by_name[plane][3](w, h), factor) for plane in planes], axis=2).astype(np.float64)
-        reference = np.stack([pooled(by_name[plane][4](w, h), factor) for plane in planes], axis=2).astype(np.float64)
-        value = structural_similarity(
-            picture, reference, channel_axis=2, gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
-            data_range=255, K1=0.01, K2=0.03)
-        print(f'("{name}", {w}, {h}, {factor}, {value:.12f}),')
+        value = sum(
+            weight * multi_scale(by_name[plane][3](w, h), by_name[plane][4](w, h))
+            for weight, plane in zip(PLANE_WEIGHTS, planes))
+        print(f'("{name}", {w}, {h}, {value:.12f}),')
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ package enum Defaults {
     package static let chunkBytes = 16_384
     /// The share of a full-size file after which its picture must replace what is on screen
     /// (`replay.firstPaintBudget`, `--first-paint-budget`; docs/SCAN_SCRIPTS.md measures it).
-    package static let firstPaintBudget = 0.8
+    package static let firstPaintBudget = 0.85
     /// The width of the view pictures are compared in (`replay.displayWidth`, `--display-width`):
     /// a phone's.
     package static let displayWidth = 1280

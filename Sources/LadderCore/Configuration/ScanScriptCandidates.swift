@@ -19,7 +19,7 @@ import LadderImaging
 package enum ScanScriptCandidates {
     /// Bumped whenever the candidates or the way they are scored change, so that files whose
     /// script was chosen the old way are made again.
-    package static let revision = 7
+    package static let revision = 8
 
     /// The places where spectral splits of luma cut the zigzag order: the first 2, 3, 5 or 7 AC
     /// coefficients go first (the low-frequency corners of each block), then chroma, then the

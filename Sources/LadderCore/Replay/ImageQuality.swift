@@ -72,13 +72,29 @@ package enum ImageQuality {
     /// reference's own statistics are computed once, and identical pictures measured once.
     /// Faster than measuring them one by one.
     package static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+        structure(pictures, reference: reference, width: width, height: height).map(\.ssim)
+    }
+
+    /// SSIM and its contrast-structure term of one picture, averaged over the same windows.
+    package struct Similarity: Sendable, Equatable {
+        /// The mean of SSIM's map: luminance × contrast × structure.
+        package var ssim: Double
+        /// The mean of the map without the luminance term, (2σxy + C2) / (σx² + σy² + C2): what
+        /// multi-scale SSIM (Wang, Simoncelli and Bovik 2003) takes from every scale but the
+        /// coarsest.
+        package var contrastStructure: Double
+    }
+
+    /// `ssim(_:reference:width:height:)` of each picture with its contrast-structure term, in
+    /// the same pass.
+    package static func structure(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Similarity] {
         for picture in pictures {
             precondition(
                 picture.count == reference.count && picture.count == width * height, "planes of different sizes")
         }
         // Identical planes are measured once (a progressive file's chroma scans often leave luma
         // as it was); planes identical to the reference are 1.
-        var results = [Double](repeating: 1, count: pictures.count)
+        var results = [Similarity](repeating: Similarity(ssim: 1, contrastStructure: 1), count: pictures.count)
         var distinct: [Int] = []
         var sameAs = [Int?](repeating: nil, count: pictures.count)
         for index in pictures.indices where pictures[index] != reference {
@@ -116,7 +132,7 @@ package enum ImageQuality {
     static let c2 = (0.03 * 255.0) * (0.03 * 255.0)
 
     /// SSIM with one window, equal weights, over the whole plane.
-    static func wholePlaneSSIM(_ picture: [UInt8], reference: [UInt8]) -> Double {
+    static func wholePlaneSSIM(_ picture: [UInt8], reference: [UInt8]) -> Similarity {
         let n = Double(picture.count)
         var sums = (a: 0.0, b: 0.0, aa: 0.0, bb: 0.0, ab: 0.0)
         for (a, b) in zip(picture, reference) {
@@ -127,8 +143,9 @@ package enum ImageQuality {
         let varianceA = sums.aa / n - meanA * meanA
         let varianceB = sums.bb / n - meanB * meanB
         let covariance = sums.ab / n - meanA * meanB
-        return ((2 * meanA * meanB + c1) * (2 * covariance + c2))
-            / ((meanA * meanA + meanB * meanB + c1) * (varianceA + varianceB + c2))
+        let contrastStructure = (2 * covariance + c2) / (varianceA + varianceB + c2)
+        let luminance = (2 * meanA * meanB + c1) / (meanA * meanA + meanB * meanB + c1)
+        return Similarity(ssim: luminance * contrastStructure, contrastStructure: contrastStructure)
     }
 }
 
@@ -205,10 +222,12 @@ enum GaussianWindow {
         UnsafeRawPointer(pointer + offset).loadUnaligned(as: Lanes.self)
     }
 
-    /// The planes' first bytes, the reference's first; valid while `ssim` runs.
+    /// The planes' first bytes, the reference's first; valid while `ssim` runs. Each output
+    /// row's sums of SSIM and of its contrast-structure term go to `rowSums` and `structureSums`.
     struct Planes: @unchecked Sendable {
         var sources: UnsafePointer<UnsafePointer<UInt8>>
         var rowSums: UnsafeMutablePointer<Double>
+        var structureSums: UnsafeMutablePointer<Double>
     }
 
     /// At most this many bytes of filtered rows (the ring buffers of every map) per pass.
@@ -229,7 +248,9 @@ enum GaussianWindow {
 
     /// SSIM of each picture against the reference, in passes of `picturesPerPass(width:)`
     /// pictures; a picture's value does not depend on the others in its pass.
-    static func ssim(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+    static func ssim(
+        _ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int
+    ) -> [ImageQuality.Similarity] {
         let perPass = picturesPerPass(width: width)
         return stride(from: 0, to: pictures.count, by: perPass).flatMap {
             ssimInOnePass(
@@ -238,7 +259,9 @@ enum GaussianWindow {
         }
     }
 
-    static func ssimInOnePass(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+    static func ssimInOnePass(
+        _ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int
+    ) -> [ImageQuality.Similarity] {
         let count = pictures.count
         let outputWidth = width - size + 1
         let outputHeight = height - size + 1
@@ -248,20 +271,25 @@ enum GaussianWindow {
         )
         // Each output row's sum per picture, row by row.
         var rowSums = [Double](repeating: 0, count: count * outputHeight)
+        var structureSums = [Double](repeating: 0, count: count * outputHeight)
         let planes = [reference] + pictures
         let sources = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: planes.count)
         defer { sources.deallocate() }
         func run() {
             rowSums.withUnsafeMutableBufferPointer { sums in
-                let shared = Planes(sources: UnsafePointer(sources), rowSums: sums.baseAddress!)
-                let measure: @Sendable (Int) -> Void = { band in
-                    let rows = (outputHeight * band / bands)..<(outputHeight * (band + 1) / bands)
-                    measureRows(rows, of: shared, pictures: count, width: width)
-                }
-                if bands == 1 {
-                    measure(0)
-                } else {
-                    DispatchQueue.concurrentPerform(iterations: bands, execute: measure)
+                structureSums.withUnsafeMutableBufferPointer { structure in
+                    let shared = Planes(
+                        sources: UnsafePointer(sources), rowSums: sums.baseAddress!,
+                        structureSums: structure.baseAddress!)
+                    let measure: @Sendable (Int) -> Void = { band in
+                        let rows = (outputHeight * band / bands)..<(outputHeight * (band + 1) / bands)
+                        measureRows(rows, of: shared, pictures: count, width: width)
+                    }
+                    if bands == 1 {
+                        measure(0)
+                    } else {
+                        DispatchQueue.concurrentPerform(iterations: bands, execute: measure)
+                    }
                 }
             }
         }
@@ -275,11 +303,17 @@ enum GaussianWindow {
         }
         bind(0)
         var totals = [Double](repeating: 0, count: count)
+        var structureTotals = [Double](repeating: 0, count: count)
         for row in 0..<outputHeight {
-            for picture in 0..<count { totals[picture] += rowSums[row * count + picture] }
+            for picture in 0..<count {
+                totals[picture] += rowSums[row * count + picture]
+                structureTotals[picture] += structureSums[row * count + picture]
+            }
         }
         let windows = Double(outputWidth * outputHeight)
-        return totals.map { $0 / windows }
+        return zip(totals, structureTotals).map {
+            ImageQuality.Similarity(ssim: $0 / windows, contrastStructure: $1 / windows)
+        }
     }
 
     /// Measures the output rows `rows` (windows whose top row is there): the sum of each row's
@@ -298,8 +332,9 @@ enum GaussianWindow {
         ring.initialize(repeating: 0, count: maps * size * paddedWidth)
         // The current output row of every map after the vertical pass.
         let filtered = UnsafeMutablePointer<Float>.allocate(capacity: maps * paddedWidth)
-        let sums = UnsafeMutablePointer<Lanes>.allocate(capacity: count)
-        sums.initialize(repeating: Lanes(), count: count)
+        let sums = UnsafeMutablePointer<Lanes>.allocate(capacity: 2 * count)
+        sums.initialize(repeating: Lanes(), count: 2 * count)
+        let structureSums = sums + count
         defer {
             input.deallocate()
             ring.deallocate()
@@ -387,7 +422,7 @@ enum GaussianWindow {
                     column += laneCount
                 }
             }
-            for picture in 0..<count { sums[picture] = Lanes() }
+            for picture in 0..<(2 * count) { sums[picture] = Lanes() }
             var column = 0
             while column < paddedWidth {
                 let meanX = load(filtered, column)
@@ -400,13 +435,18 @@ enum GaussianWindow {
                     let varianceSum = load(map + paddedWidth, column) - meanXSquared - meanY * meanY
                     let covariance = load(map + 2 * paddedWidth, column) - meanX * meanY
                     let shiftedY = meanY + centre
-                    let numerator: Lanes = (2 * shiftedX * shiftedY + c1) * (2 * covariance + c2)
-                    let denominator: Lanes = (shiftedX * shiftedX + shiftedY * shiftedY + c1) * (varianceSum + c2)
-                    sums[picture] += numerator / denominator * mask
+                    let contrastStructure: Lanes = (2 * covariance + c2) / (varianceSum + c2) * mask
+                    let luminance: Lanes =
+                        (2 * shiftedX * shiftedY + c1) / (shiftedX * shiftedX + shiftedY * shiftedY + c1)
+                    sums[picture] += luminance * contrastStructure
+                    structureSums[picture] += contrastStructure
                 }
                 column += laneCount
             }
-            for picture in 0..<count { planes.rowSums[top * count + picture] = Double(sums[picture].sum()) }
+            for picture in 0..<count {
+                planes.rowSums[top * count + picture] = Double(sums[picture].sum())
+                planes.structureSums[top * count + picture] = Double(structureSums[picture].sum())
+            }
         }
     }
 }

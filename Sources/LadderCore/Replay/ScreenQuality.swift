@@ -1,3 +1,4 @@
+import Foundation
 package import LadderImaging
 
 /// How close the picture on a screen is to the final picture, in colour, at the size it is
@@ -9,27 +10,38 @@ package import LadderImaging
 ///   texture (`BilinearScaling`). Each picture is decoded as libjpeg decodes it for showing
 ///   (block smoothing on, chroma upsampled by libjpeg), kept in JPEG's own YCbCr, and each plane
 ///   is scaled on its own.
-/// - **The measure** is SSIM (Wang, Bovik, Sheikh and Simoncelli 2004, `ImageQuality.ssim`) of
-///   each of the Y, Cb and Cr planes against the final picture's, averaged with equal weights:
-///   what scikit-image's `structural_similarity` gives for a multichannel picture
-///   (`channel_axis`: "the mean SSIM over channels"), given JPEG's own YCbCr planes. It is
-///   taken at the scale its authors recommend for a picture of the view's size, not pixel by
-///   pixel of the view: their reference implementation (Wang's `ssim.m`, 2009, "automatic
-///   downsampling") first averages F x F pixels, F = max(1, round(min(width, height) / 256)),
-///   because SSIM's 11-pixel window judges structure at one scale only and the right scale
-///   depends on how far the viewer is from the picture (`poolingFactor(for:)`, `pooled`; piq's
-///   `ssim(downsample=True)` does the same with an average pool). Measured pixel by pixel of a
-///   1280-pixel view, the fine texture a phone's screen hardly shows outweighed both colour and
-///   the coarse structure that arrives first, and the choice kept the luma of the whole
-///   picture before its low frequencies (docs/SCAN_SCRIPTS.md). The weights Wang, Lu and Bovik
-///   give for colour video ("Video quality assessment based on structural distortion
-///   measurement", Signal Processing: Image Communication 19(2), 2004: 0.8, 0.1, 0.1) were
-///   tried first: SSIM of a chroma plane stays near 0.95 until its AC arrives, so at a tenth
-///   of the weight chroma hardly counted. A grayscale picture is measured on its one plane.
-///   The tests hold the measure to scikit-image's, after the same averaging.
+/// - **The measure** is multi-scale SSIM (Wang, Simoncelli and Bovik, "Multiscale structural
+///   similarity for image quality assessment", Asilomar 2003) of each of the Y, Cb and Cr
+///   planes against the final picture's, weighted 0.8, 0.1 and 0.1 as Wang, Lu and Bovik weight
+///   them for colour ("Video quality assessment based on structural distortion measurement",
+///   Signal Processing: Image Communication 19(2), 2004). Each plane is measured at the view's
+///   scale and at `scaleWeights.count - 1` halvings of it (2 x 2 means, rounded to 8 bits): the
+///   contrast-structure term of every scale but the coarsest, and the whole SSIM of the
+///   coarsest (`ImageQuality.structure`), each raised to the paper's exponent for that scale,
+///   multiplied. The paper's five scales need a view of 176 pixels a side; the scan-script
+///   chooser measures tiles of a sample of the image, so the measure keeps its three finest,
+///   their exponents (0.0448, 0.2856, 0.3001) scaled to sum to 1. SSIM at one scale judged
+///   either too fine a detail (pixel by pixel of a 1280-pixel view, revision 6: the choice kept
+///   luma's fine texture before colour and coarse structure) or too coarse a one (averaged over
+///   squares of 3 or 4 pixels of the view, as Wang's `ssim.m` does for its size, revision 7: a
+///   block of a 2560-pixel image then nearly became one pixel, and luma's first AC
+///   coefficients hardly counted); with equal weights for the planes, colour outweighed luma's
+///   detail (docs/SCAN_SCRIPTS.md). A grayscale picture is measured on its one plane. The tests
+///   hold the measure to a reference implementation (`scripts/reference/ssim_reference.py`).
 package enum ScreenQuality {
-    /// The weights of the Y, Cb and Cr planes: equal, as scikit-image averages channels.
-    package static let planeWeights = [1.0 / 3, 1.0 / 3, 1.0 / 3]
+    /// The weights of the Y, Cb and Cr planes (Wang, Lu and Bovik 2004).
+    package static let planeWeights = [0.8, 0.1, 0.1]
+
+    /// Multi-scale SSIM's exponents for its three finest scales (Wang, Simoncelli and Bovik
+    /// 2003: 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 from the finest), made to sum to 1.
+    package static let scaleWeights: [Double] = {
+        let published = [0.0448, 0.2856, 0.3001]
+        let total = published.reduce(0, +)
+        return published.map { $0 / total }
+    }()
+
+    /// How many view pixels a side one pixel of the coarsest scale averages: 4.
+    package static var coarsestScale: Int { 1 << (scaleWeights.count - 1) }
 
     /// The view width pictures are compared at unless `replay.displayWidth` says otherwise: a
     /// phone held upright shows a full-width picture on about 1080 to 1290 pixels.
@@ -41,13 +53,6 @@ package enum ScreenQuality {
         guard size.width > displayWidth, displayWidth > 0 else { return size }
         let height = max(1, (size.height * displayWidth * 2 + size.width) / (size.width * 2))
         return PixelSize(width: displayWidth, height: height)
-    }
-
-    /// The side, in pixels of the view, of the squares averaged into one pixel before SSIM for
-    /// a view of `display` (Wang's `ssim.m`): max(1, round(min(width, height) / 256)), halves
-    /// rounded up. 4 for a 1280 x 960 view, 3 for 1280 x 853, 1 below 384 pixels.
-    package static func poolingFactor(for display: PixelSize) -> Int {
-        max(1, Int((Double(min(display.width, display.height)) / 256).rounded()))
     }
 
     /// `planes` of `width` x `height` with each `factor` x `factor` square of pixels from the
@@ -91,14 +96,9 @@ package enum ScreenQuality {
         factor > 1 ? (max(1, width / factor), max(1, height / factor)) : (width, height)
     }
 
-    /// The measure of each picture against `reference`, all shown in a view of `display`: the
-    /// planes pooled by `poolingFactor(for: display)`, then `measure`d.
+    /// The measure of each picture against `reference`, all shown in a view of `display`.
     package static func measure(_ pictures: [[[UInt8]]], reference: [[UInt8]], shownAt display: PixelSize) -> [Double] {
-        let factor = poolingFactor(for: display)
-        let target = pooled(reference, width: display.width, height: display.height, factor: factor)
-        return measure(
-            pictures.map { pooled($0, width: display.width, height: display.height, factor: factor).planes },
-            reference: target.planes, width: target.width, height: target.height)
+        measure(pictures, reference: reference, width: display.width, height: display.height)
     }
 
     /// The planes a decoded picture is measured on: Y, Cb and Cr for a YCbCr or RGB picture
@@ -128,9 +128,9 @@ package enum ScreenQuality {
     }
 
     /// The measure of each picture against `reference`, all planes of `width` x `height`: the
-    /// mean SSIM of the planes (one plane: its SSIM). Each picture's planes are measured in
-    /// one pass with the other pictures' (`ImageQuality.ssim`). A picture with fewer planes than
-    /// the reference is measured on luma alone.
+    /// weighted sum over the planes of their multi-scale SSIM (one plane: its multi-scale SSIM).
+    /// Each scale measures every picture in one pass (`ImageQuality.structure`). A picture with
+    /// fewer planes than the reference is measured on luma alone.
     package static func measure(
         _ pictures: [[[UInt8]]], reference: [[UInt8]], width: Int, height: Int
     ) -> [Double] {
@@ -139,11 +139,33 @@ package enum ScreenQuality {
         let weights = colour ? planeWeights : [1]
         var totals = [Double](repeating: 0, count: pictures.count)
         for (plane, weight) in weights.enumerated() {
-            let values = ImageQuality.ssim(
+            let values = multiScale(
                 pictures.map { $0[plane] }, reference: reference[plane], width: width, height: height)
             for index in totals.indices { totals[index] += weight * values[index] }
         }
         return totals
+    }
+
+    /// Multi-scale SSIM of each plane against `reference` over the scales of `scaleWeights`:
+    /// the product of each scale's contrast-structure term (the coarsest's whole SSIM), below 0
+    /// taken as 0, raised to its exponent; each next scale the 2 x 2 means of the last
+    /// (`pooled`, factor 2).
+    package static func multiScale(_ pictures: [[UInt8]], reference: [UInt8], width: Int, height: Int) -> [Double] {
+        var planes = [reference] + pictures
+        var (width, height) = (width, height)
+        var products = [Double](repeating: 1, count: pictures.count)
+        for (scale, exponent) in scaleWeights.enumerated() {
+            let coarsest = scale == scaleWeights.count - 1
+            let values = ImageQuality.structure(
+                Array(planes.dropFirst()), reference: planes[0], width: width, height: height)
+            for index in products.indices {
+                let term = coarsest ? values[index].ssim : values[index].contrastStructure
+                products[index] *= pow(max(0, term), exponent)
+            }
+            guard !coarsest else { break }
+            (planes, width, height) = pooled(planes, width: width, height: height, factor: 2)
+        }
+        return products
     }
 
     static func deinterleaved(_ samples: [UInt8], count: Int) -> [[UInt8]] {

@@ -30,8 +30,8 @@ package struct ScanScriptChoice: Sendable {
 ///   (`PictureState`), painted as browsers paint it, before libjpeg reads the next scan's header
 ///   (`ScanPainter`), so each distinct state is decoded once.
 /// - Scan lengths and pictures are measured on a sample of the image: square tiles of whole
-///   iMCUs spread evenly over it (large enough for the measure's pooling, `tileSide`), decoded
-///   at full resolution, each tile's inside scaled to the view's scale and pooled as the whole
+///   iMCUs spread evenly over it (large enough for the measure's coarsest scale, `tileSide`),
+///   decoded at full resolution, each tile's inside scaled to the view's scale as the whole
 ///   picture would be, the lengths scaled up to the whole image
 ///   (`sampling(_:scoringPixels:tileSide:)`); the first rung is cut at the same places of the view.
 /// docs/SCAN_SCRIPTS.md compares this estimate with full-size replays.
@@ -133,8 +133,7 @@ package struct ScanScriptChooser: Sendable {
                     "no \(scans)-scan script can carry a \(coefficients.components)-component image (color needs at least 4 scans)"
             )
         }
-        let view = View(
-            image: image, display: display, factor: ScreenQuality.poolingFactor(for: display), sampling: sampling)
+        let view = View(image: image, display: display, sampling: sampling)
         // From the sample to the whole image: entropy-coded data grows with the iMCUs kept, and
         // the whole file has the source's metadata segments in its head.
         let dataScale = sampling?.dataScale ?? 1
@@ -226,14 +225,16 @@ package struct ScanScriptChooser: Sendable {
     /// tiles of 128 with a margin of 16 (fewer places, for the same pixels) did not.
     static let tileSide = 96
     static let tileMargin = 8
-    /// The least side of a tile's inside as the measure sees it (at the view's scale, pooled
-    /// by `ScreenQuality.poolingFactor`): 24 pixels hold 14 x 14 of SSIM's 11-pixel windows.
+    /// The least side of a tile's inside at the measure's coarsest scale (`ScreenQuality.
+    /// coarsestScale` pixels of the view a side): 24 pixels hold 14 x 14 of SSIM's 11-pixel
+    /// windows.
     static let measuredTileSide = 24
 
     /// The side of the sample's tiles for an image shown in a view of `display`: `tileSide`, or
-    /// larger when the measure's pooling would leave a tile's inside under `measuredTileSide`.
+    /// larger when the measure's coarsest scale would leave a tile's inside under
+    /// `measuredTileSide`.
     package static func tileSide(image: PixelSize, display: PixelSize) -> Int {
-        let factor = ScreenQuality.poolingFactor(for: display)
+        let factor = ScreenQuality.coarsestScale
         let inner = (measuredTileSide * factor * image.width + display.width - 1) / max(1, display.width)
         return max(tileSide, inner + 2 * tileMargin)
     }
@@ -294,15 +295,7 @@ package struct ScanScriptChooser: Sendable {
     struct View {
         var image: PixelSize
         var display: PixelSize
-        /// The measure's pooling (`ScreenQuality.poolingFactor(for: display)`).
-        var factor: Int
         var sampling: Sampling?
-
-        /// Planes at the view's scale as the measure sees them: pooled by `factor`.
-        func measuredPart(_ planes: [[UInt8]], width: Int, height: Int) -> (planes: [[UInt8]], width: Int, height: Int)
-        {
-            ScreenQuality.pooled(planes, width: width, height: height, factor: factor)
-        }
 
         /// The size of a tile's inside, in the image and at the view's scale.
         var inner: (width: Int, height: Int) {
@@ -319,10 +312,8 @@ package struct ScanScriptChooser: Sendable {
         func parts(of pixels: DecodedPixels) -> MeasuredParts {
             let planes = ScreenQuality.planes(of: pixels)
             guard let sampling else {
-                let part = measuredPart(
-                    ScreenQuality.scaled(planes, width: pixels.width, height: pixels.height, to: display),
-                    width: display.width, height: display.height)
-                return MeasuredParts(parts: [part.planes], width: part.width, height: part.height)
+                let part = ScreenQuality.scaled(planes, width: pixels.width, height: pixels.height, to: display)
+                return MeasuredParts(parts: [part], width: display.width, height: display.height)
             }
             let margin = ScanScriptChooser.tileMargin
             let (innerWidth, innerHeight) = inner
@@ -336,12 +327,10 @@ package struct ScanScriptChooser: Sendable {
                     let cut = planes.map {
                         Self.crop($0, width: pixels.width, left: left, top: top, width: innerWidth, height: innerHeight)
                     }
-                    let scaled = ScreenQuality.scaled(cut, width: innerWidth, height: innerHeight, to: target)
-                    parts.append(measuredPart(scaled, width: target.width, height: target.height).planes)
+                    parts.append(ScreenQuality.scaled(cut, width: innerWidth, height: innerHeight, to: target))
                 }
             }
-            let measured = ScreenQuality.pooledSize(width: target.width, height: target.height, factor: factor)
-            return MeasuredParts(parts: parts, width: measured.width, height: measured.height)
+            return MeasuredParts(parts: parts, width: target.width, height: target.height)
         }
 
         /// The rung in `jpeg`, stretched to the view, in the measured parts (the same places of
@@ -353,8 +342,7 @@ package struct ScanScriptChooser: Sendable {
             let size = PixelSize(width: pixels.width, height: pixels.height)
             let shown = ScreenQuality.shown(pixels, at: display)
             guard let sampling else {
-                let part = measuredPart(shown, width: display.width, height: display.height)
-                return (MeasuredParts(parts: [part.planes], width: part.width, height: part.height), size)
+                return (MeasuredParts(parts: [shown], width: display.width, height: display.height), size)
             }
             let margin = ScanScriptChooser.tileMargin
             let target = scaledInner
@@ -365,14 +353,12 @@ package struct ScanScriptChooser: Sendable {
                 let top = min(
                     display.height - target.height,
                     ((origin.y + margin) * display.height + image.height / 2) / image.height)
-                let cut = shown.map {
+                return shown.map {
                     Self.crop(
                         $0, width: display.width, left: left, top: top, width: target.width, height: target.height)
                 }
-                return measuredPart(cut, width: target.width, height: target.height).planes
             }
-            let measured = ScreenQuality.pooledSize(width: target.width, height: target.height, factor: factor)
-            return (MeasuredParts(parts: parts, width: measured.width, height: measured.height), size)
+            return (MeasuredParts(parts: parts, width: target.width, height: target.height), size)
         }
 
         static func crop(

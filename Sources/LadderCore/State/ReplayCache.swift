@@ -17,10 +17,10 @@ final class ReplayCache: @unchecked Sendable {
     /// Bump when what a replay measures changes, so that older entries are not reused
     /// (revision 2 measures every scan against a one-shot decode of the file; revision 3 adds
     /// what the screen shows: the first rung, the view's width and the colour measure; revision
-    /// 4 pools the view before SSIM, as Wang's ssim.m does, `ScreenQuality.poolingFactor`;
-    /// revision 5 paints each scan before libjpeg reads the next scan's header, as browsers do,
-    /// `ScanPainter`).
-    static let revision = 5
+    /// 4 pools the view before SSIM, as Wang's ssim.m does; revision 5 measures multi-scale
+    /// SSIM, luma weighted 0.8, `ScreenQuality`; revision 6 paints each scan before libjpeg
+    /// reads the next scan's header, as browsers do, `ScanPainter`).
+    static let revision = 6
 
     /// What is cached for one image: its replay report and the rungs of its ladder timeline.
     struct Entry: Codable, Equatable {
