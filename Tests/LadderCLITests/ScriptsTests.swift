@@ -112,6 +112,51 @@ struct ScriptsTests {
         }
     }
 
+    /// Shell scripts whose options, `--help` included, go to the program they run: its own
+    /// usage answers.
+    static let delegatedHelp: Set<String> = ["bench-verify", "formats-oracle", "run", "test-web"]
+
+    @Test("every shell script answers --help with its header comment and exit 0, before doing anything")
+    func shellScriptsAnswerHelp() throws {
+        var checked = 0
+        for (name, text) in try Self.scripts()
+        where text.hasPrefix("#!/usr/bin/env bash") && !Self.delegatedHelp.contains(name) {
+            // The script alone in an empty project, with a PATH of bash, env, sed and dirname:
+            // a script that went on to do its job would fail at its first other command.
+            let folder = TemporaryDirectory()
+            try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+            for file in [name, "usage.sh"] {
+                try FileManager.default.copyItem(
+                    atPath: Self.repository.appendingPathComponent("scripts/" + file).path,
+                    toPath: folder.path("scripts/" + file))
+            }
+            try FileManager.default.createDirectory(atPath: folder.path("bin"), withIntermediateDirectories: true)
+            for tool in ["/bin/bash", "/usr/bin/env", "/bin/sed", "/usr/bin/dirname"] {
+                try FileManager.default.createSymbolicLink(
+                    atPath: folder.path("bin/" + URL(fileURLWithPath: tool).lastPathComponent),
+                    withDestinationPath: tool)
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: folder.path("scripts/" + name))
+            process.arguments = ["--help"]
+            process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+            process.environment = ["PATH": folder.path("bin")]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let usage = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let header = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+                .prefix { $0.hasPrefix("#") }
+                .map { $0.dropFirst($0.hasPrefix("# ") ? 2 : 1) }.joined(separator: "\n")
+            #expect(process.terminationStatus == 0, "scripts/\(name) --help")
+            #expect(!header.isEmpty && usage == header + "\n", "scripts/\(name) --help prints its header comment")
+            checked += 1
+        }
+        #expect(checked >= 13, "bench, bootstrap, build-ladder, lint, test and the other shell scripts")
+    }
+
     @Test("scripts/build-ladder exits with the compiler's failure and shows its error")
     func failedBuildStops() throws {
         let folder = TemporaryDirectory()
