@@ -32,6 +32,17 @@ struct ScriptsTests {
         }
     }
 
+    /// Copies the scripts `names` into `folder`'s scripts/, with scripts/usage.sh, which they
+    /// all source.
+    static func copyScripts(_ names: [String], into folder: TemporaryDirectory) throws {
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        for name in names + ["usage.sh"] {
+            try FileManager.default.copyItem(
+                atPath: repository.appendingPathComponent("scripts/" + name).path,
+                toPath: folder.path("scripts/" + name))
+        }
+    }
+
     @Test("every script that runs ladder builds it through a checked build script, with nothing that hides a failure")
     func runnersUseTheCheckedBuild() throws {
         for name in Self.runners {
@@ -67,10 +78,7 @@ struct ScriptsTests {
         // A copy of the script in a project whose sample photos are already fetched, run with a
         // PATH of the system's tools minus djpeg and jpegtran, and an apt-get that fails.
         let folder = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            atPath: Self.repository.appendingPathComponent("scripts/bootstrap").path,
-            toPath: folder.path("scripts/bootstrap"))
+        try Self.copyScripts(["bootstrap"], into: folder)
         try folder.write("fetched", to: "examples/photos/.fetched")
         let bin = folder.path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -90,23 +98,15 @@ struct ScriptsTests {
             try folder.write("#!/bin/sh\n", to: ".build/upload-tools/bin/" + tool)
             #expect(chmod(folder.path(".build/upload-tools/bin/" + tool), 0o755) == 0)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: folder.path("scripts/bootstrap"))
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = bin
         environment["CI"] = inCI ? "true" : nil
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, _, message) = try ChildProcess.run(folder.path("scripts/bootstrap"), [], environment: environment)
         if inCI {
-            #expect(process.terminationStatus != 0, "\(message)")
+            #expect(status != 0, "\(message)")
             #expect(message.contains("djpeg could not be installed") && message.contains("CI=true"), "\(message)")
         } else {
-            #expect(process.terminationStatus == 0, "\(message)")
+            #expect(status == 0, "\(message)")
             #expect(message.contains("djpeg could not be installed") && message.contains("skipped"), "\(message)")
             #expect(message.contains("jpegtran could not be installed"), "\(message)")
         }
@@ -124,33 +124,20 @@ struct ScriptsTests {
             // The script alone in an empty project, with a PATH of bash, env, sed and dirname:
             // a script that went on to do its job would fail at its first other command.
             let folder = TemporaryDirectory()
-            try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
-            for file in [name, "usage.sh"] {
-                try FileManager.default.copyItem(
-                    atPath: Self.repository.appendingPathComponent("scripts/" + file).path,
-                    toPath: folder.path("scripts/" + file))
-            }
+            try Self.copyScripts([name], into: folder)
             try FileManager.default.createDirectory(atPath: folder.path("bin"), withIntermediateDirectories: true)
             for tool in ["/bin/bash", "/usr/bin/env", "/bin/sed", "/usr/bin/dirname"] {
                 try FileManager.default.createSymbolicLink(
                     atPath: folder.path("bin/" + URL(fileURLWithPath: tool).lastPathComponent),
                     withDestinationPath: tool)
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: folder.path("scripts/" + name))
-            process.arguments = ["--help"]
-            process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
-            process.environment = ["PATH": folder.path("bin")]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let usage = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let (status, output, _) = try ChildProcess.run(
+                folder.path("scripts/" + name), ["--help"], in: folder.path, environment: ["PATH": folder.path("bin")])
+            let usage = String(decoding: output, as: UTF8.self)
             let header = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
                 .prefix { $0.hasPrefix("#") }
                 .map { $0.dropFirst($0.hasPrefix("# ") ? 2 : 1) }.joined(separator: "\n")
-            #expect(process.terminationStatus == 0, "scripts/\(name) --help")
+            #expect(status == 0, "scripts/\(name) --help")
             #expect(!header.isEmpty && usage == header + "\n", "scripts/\(name) --help prints its header comment")
             checked += 1
         }
@@ -169,21 +156,10 @@ struct ScriptsTests {
             let package = Package(name: "ladder", targets: [.executableTarget(name: "ladder")])
             """, to: "Package.swift")
         try folder.write("let broken: Int = \"not a number\"\n", to: "Sources/ladder/main.swift")
-        try FileManager.default.createDirectory(
-            atPath: folder.path("scripts"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            atPath: Self.repository.appendingPathComponent("scripts/build-ladder").path,
-            toPath: folder.path("scripts/build-ladder"))
+        try Self.copyScripts(["build-ladder"], into: folder)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: folder.path("scripts/build-ladder"))
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let (status, _, message) = try ChildProcess.run(folder.path("scripts/build-ladder"), [])
+        #expect(status != 0)
         #expect(message.contains("cannot convert value"), "the compiler's error is shown: \(message)")
         #expect(message.contains("swift build failed"))
     }

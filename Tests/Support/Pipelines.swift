@@ -105,17 +105,20 @@ enum LadderExecutable {
 
 /// Running a child process with its output captured.
 enum ChildProcess {
-    /// Runs `executable` with `arguments` in `directory` to its end, feeding it `input` on standard input, and returns its exit
-    /// status and what it wrote to each stream. Both streams are drained at once (standard error
+    /// Runs `executable` with `arguments` in `directory` (and in `environment`, when given,
+    /// instead of this process's) to its end, feeding it `input` on standard input, and returns
+    /// its exit status and what it wrote to each stream. Both streams are drained at once (standard error
     /// on a thread of its own, standard input written on another), so a child that fills one
     /// pipe's buffer while the other is being read never deadlocks with its parent.
     static func run(
-        _ executable: String, _ arguments: [String], in directory: String? = nil, input: [UInt8] = []
+        _ executable: String, _ arguments: [String], in directory: String? = nil,
+        environment: [String: String]? = nil, input: [UInt8] = []
     ) throws -> (status: Int32, output: [UInt8], error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if let environment { process.environment = environment }
         let output = Pipe()
         let error = Pipe()
         let feed = Pipe()
