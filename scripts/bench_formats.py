@@ -112,6 +112,18 @@ def reference_for(full, size):
     return full.reduce(full.width / size[0], full.height / size[1], kernel="lanczos3").cast("uchar").copy_memory()
 
 
+def picture_in(full, box):
+    """The picture a variant whose box is `box` pixels is made from: `full` fitted inside it,
+    never enlarged, resized as the reference is (`reference_for`)."""
+    scale = min(1.0, box / max(full.width, full.height))
+    return reference_for(full, (max(1, round(full.width * scale)), max(1, round(full.height * scale))))
+
+
+def jpeg_sources(folder):
+    """The JPEG photos in `folder`, sorted by path."""
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
+
+
 # MARK: - Part 1: bytes and quality of a build's siblings
 
 def pipeline(folder, formats, avif_effort=None):
@@ -245,16 +257,14 @@ def cpu_of(function):
 
 def timing_part(folder, out):
     import resource
-    sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
+    sources = jpeg_sources(folder)
     costs = {}
     avif_bytes = {}
     webp_bytes = {}
     for source in sources:
         full = bench.upright_srgb(source)
         for name, box, quality in VARIANTS:
-            scale = min(1.0, box / max(full.width, full.height))
-            size = (max(1, round(full.width * scale)), max(1, round(full.height * scale)))
-            picture = reference_for(full, size)
+            picture = picture_in(full, box)
             seconds, jpeg = cpu_of(lambda: encode(picture, "jpeg", quality, 0))
             costs.setdefault((name, "jpeg"), []).append(seconds)
             jpeg_picture = decoded(jpeg)
@@ -376,14 +386,12 @@ def bound_part(ladder, folder, jobs, work, out):
     its JPEG needs at the least (the JPEG's and one per sibling), against a JPEG-only build."""
     import pyvips
     _, jpeg_cpu, _ = build(ladder, os.path.join(work, "bound"), folder, [], jobs)
-    sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
+    sources = jpeg_sources(folder)
     spent = {"avif effort 0, full": 0.0, "webp effort 0, full": 0.0, "butteraugli, 3 per thumbnail": 0.0}
     for source in sources:
         full = bench.upright_srgb(source)
         for name, box, quality in VARIANTS:
-            scale = min(1.0, box / max(full.width, full.height))
-            size = (max(1, round(full.width * scale)), max(1, round(full.height * scale)))
-            picture = reference_for(full, size)
+            picture = picture_in(full, box)
             if name == "full":
                 for fmt in ("avif", "webp"):
                     seconds, _ = cpu_of(lambda: encode(picture, fmt, defaults_quality(fmt, quality), 0))
@@ -437,9 +445,7 @@ def calibrate_image(job):
     full = bench.upright_srgb(source)
     found = {}
     for name, box, quality in cases:
-        scale = min(1.0, box / max(full.width, full.height))
-        size = (max(1, round(full.width * scale)), max(1, round(full.height * scale)))
-        reference = reference_for(full, size)
+        reference = picture_in(full, box)
         reference_luma = bench.luma(reference).copy_memory()
         jpeg_data = encode(reference, "jpeg", quality, 0)
         jpeg = measure(reference, decoded(jpeg_data), reference_luma)
@@ -456,7 +462,7 @@ def calibration_part(folder, jobs, out, variants=None):
         ("large_thumb", 640, 50), ("large_thumb", 640, 95)]
     if variants:
         cases = [case for case in cases if case[0] in variants or f"{case[0]}:{case[2]}" in variants]
-    sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
+    sources = jpeg_sources(folder)
     results = {}
     with multiprocessing.Pool(jobs) as pool:
         for image, found in pool.imap_unordered(calibrate_image, [(s, cases) for s in sources]):

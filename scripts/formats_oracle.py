@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "reference"))
 import bench  # noqa: E402  (upright_srgb)
-import bench_formats  # noqa: E402  (reference_for, encode: the bench's own picture and JPEG)
+import bench_formats  # noqa: E402  (picture_in, encode: the bench's own picture and JPEG)
 import closeness  # noqa: E402  (the measures, apart from ladder)
 
 VARIANTS = {name: (box, quality) for name, box, quality in bench_formats.VARIANTS}
@@ -65,9 +65,7 @@ class Picture:
     def __init__(self, source, variant, margin):
         box, quality = VARIANTS[variant]
         full = bench.upright_srgb(source)
-        scale = min(1.0, box / max(full.width, full.height))
-        size = (max(1, round(full.width * scale)), max(1, round(full.height * scale)))
-        self.image = bench_formats.reference_for(full, size)
+        self.image = bench_formats.picture_in(full, box)
         self.reference = closeness.Reference(pixels(self.image))
         jpeg = bench_formats.encode(self.image, "jpeg", quality, 0)
         self.jpeg_bytes = len(jpeg)
@@ -241,7 +239,7 @@ def main():
         sys.exit(f"formats-oracle: {folder}: no such folder (the corpus photos)")
     variants = args.variants.split(",")
     efforts, slow = parse_list(args.efforts), parse_list(args.slow_efforts)
-    sources = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith((".jpg", ".jpeg")))
+    sources = bench_formats.jpeg_sources(folder)
     # The large pictures first, so that the last jobs are short.
     jobs = [(s, v, efforts, slow, args.margin)
             for v in sorted(variants, key=lambda v: -VARIANTS[v][0]) for s in sources]
