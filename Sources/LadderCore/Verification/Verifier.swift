@@ -139,21 +139,25 @@ package struct Verifier: Sendable {
 
     /// The manifest phase's first read (its top level), with the source phase's walk and
     /// hashing alongside: neither needs the other. Once the manifest's top level is read, its
-    /// thread hashes too, so that every source is hashed before the images are checked.
+    /// thread waits for the walk and hashes too, so that every source is hashed, on every
+    /// thread, before the images are checked.
     private func readWhileHashing(
         _ manifestPhase: ManifestPhase, _ sourcePhase: SourcePhase
     ) -> (Step<ManifestStream>?, Step<SourceDigests>?) {
         let read = Mutex<Step<ManifestStream>?>(nil)
         let walked = Mutex<Step<SourceDigests>?>(nil)
+        let walkEnded = DispatchSemaphore(value: 0)
+        // The walk is item 0: on one thread it runs first, so the read never waits for it.
         ParallelRunner.run(count: 2, width: options.jobs) { index in
             if index == 0 {
-                let manifest = manifestPhase.read()
-                read.withLock { $0 = manifest }
-            } else {
                 let sources = sourcePhase.walk()
                 walked.withLock { $0 = sources }
+                walkEnded.signal()
+            } else {
+                let manifest = manifestPhase.read()
+                read.withLock { $0 = manifest }
+                walkEnded.wait()
             }
-            // The walk's thread hashes every source; the manifest's joins it once it is read.
             if case .done(let digests)? = walked.withLock({ $0 }) {
                 while digests.hashNext() {}
             }
