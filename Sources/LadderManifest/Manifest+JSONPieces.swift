@@ -37,6 +37,12 @@ extension Manifest {
         public func image(_ key: String, _ entry: ImageEntry, first: Bool) -> Data {
             var normalized = entry
             normalized.sources.sort()
+            if normalized.hasPlainKeys {
+                var json = JSONTextWriter(pretty: true, depth: 2, capacity: 4096)
+                json.key(key)
+                normalized.write(to: &json)
+                return Data((first ? "    " : ",\n    ").utf8) + json.bytes
+            }
             // Encoding plain structs of strings and integers cannot fail.
             let encoded = (try? encoder.encode(normalized)) ?? Data()
             var piece = [UInt8](first ? "    ".utf8 : ",\n    ".utf8)

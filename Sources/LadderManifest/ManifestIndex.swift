@@ -181,8 +181,9 @@ public struct ManifestIndex: Sendable, Equatable, Codable {
         return files
     }
 
-    /// The file's bytes: compact JSON, keys sorted, a final newline.
-    public func jsonData() -> Data { Self.compactJSON(self) }
+    /// The file's bytes: compact JSON, keys sorted, a final newline (written by
+    /// `JSONTextWriter` when every key is plain, as they are in what ladder writes).
+    public func jsonData() -> Data { plainText().map { Data($0) } ?? Self.compactJSON(self) }
 
     /// One of the index's files decoded, with a version this code reads.
     static func decode<File: Decodable>(

@@ -92,4 +92,41 @@ struct ManifestIndexTests {
             #expect(throws: Manifest.ReadError.self, "\(text)") { try ManifestIndex.Layout(jsonData: Data(text.utf8)) }
         }
     }
+
+    @Test("an index file's bytes are JSONEncoder's compact encoding, keys sorted, slashes as they are")
+    func filesAreTheEncodersBytes() throws {
+        var manifest = Self.manifest(images: 40)
+        for (number, key) in manifest.images.keys.sorted().enumerated() {
+            var entry = try #require(manifest.images[key])
+            entry.placeholder = number % 3 == 0 ? nil : "a/b+\"q\"\\\u{1}\u{8}\t\n\u{c}\r\u{1f}\u{7f}\u{e9}\u{2028}"
+            entry.averageColor = number % 4 == 0 ? nil : "#0a0b0c"
+            entry.hasAlpha = number % 5 == 0 ? nil : number % 2 == 0
+            for name in entry.variants.keys {
+                entry.variants[name]?.scanEnds = number % 2 == 0 ? [] : [1, 200, -3]
+                entry.variants[name]?.formats =
+                    number % 3 == 1
+                    ? [:]
+                    : [
+                        "webp": .init(path: "x/y.webp", bytes: 1, sha256: "ab"),
+                        "avif": .init(path: "x/\u{e9}.avif", bytes: 2, sha256: "cd"),
+                    ]
+            }
+            if number % 7 == 0 { entry.variants = [:] }
+            manifest.images[key] = entry
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let files = ManifestIndex.files(for: manifest)
+        var compared = 0
+        for (path, data) in files where !path.hasSuffix(ManifestIndex.layoutName) {
+            let prefix = String(path.split(separator: "/").last!.dropLast(5))
+            let index = ManifestIndex(
+                images: manifest.images.filter { $0.key.hasPrefix(prefix) }.mapValues(ManifestIndex.Entry.init))
+            var expected = try encoder.encode(index)
+            expected.append(0x0A)
+            #expect(String(decoding: data, as: UTF8.self) == String(decoding: expected, as: UTF8.self), "\(path)")
+            if !index.images.isEmpty { compared += 1 }
+        }
+        #expect(compared > 20)
+    }
 }

@@ -43,12 +43,20 @@ struct ManifestTests {
         let variant = try #require(manifest.images[Self.sha1]?.variants["full"])
         for number in 0..<40 {
             var entry = try #require(manifest.images[Self.sha1])
-            entry.sources = ["photos/\(40 - number).png", "photos/a \"quoted\" \u{e9}.png"]
+            entry.sources = [
+                "photos/\(40 - number).png", "photos/a \"quoted\" \u{e9}.png", "x\u{1}\t\n\u{8}\u{c}\r\u{1f}\u{7f}/\\",
+            ]
+            entry.captured = number % 2 == 0 ? "2024-05-01T10:00:00" : nil
+            entry.format = number % 3 == 1 ? "png" : nil
+            entry.bytes = number % 3 == 2 ? -number : nil
+            entry.orientation = number % 4 == 1 ? 6 : nil
+            entry.gpsRemoved = number % 5 == 1 ? number % 2 == 0 : nil
             entry.hasAlpha = number % 3 == 0
             entry.placeholder = number % 2 == 0 ? "1QcSHQRnh493V4dIh4eXh1h4kJUI" : nil
             var sibling = variant
             sibling.formats = number % 4 == 0 ? ["webp": .init(path: "a/b.webp", bytes: 10, sha256: "00")] : [:]
             sibling.scanEnds = number % 5 == 0 ? [] : [1, 2]
+            sibling.script = number % 6 == 0 ? "0,1,2: 0-0, 0, 0; 0: 1-63, 0, 0" : nil
             entry.variants = number % 7 == 0 ? [:] : ["full": sibling, "small_thumb": variant]
             manifest.images[String(format: "%08x", number * 104_729) + String(repeating: "c", count: 32)] = entry
         }

@@ -3,8 +3,9 @@ import LadderImaging
 package import LadderManifest
 
 /// A manifest read without holding it: a first pass reads everything but the images (and
-/// counts them), then `images` hands them over a batch at a time, each decoded into the
-/// manifest's own model by `JSONDecoder`. yajl (`JSONMemberStream`) frames the document, so
+/// counts them), then `images` hands them over a batch at a time, each read into the manifest's
+/// own model by yajl's tree parser (`ImageEntryParser`), or by `JSONDecoder` when that parser is
+/// not sure of an entry. yajl (`JSONMemberStream`) frames the document, so
 /// memory stays at a chunk and a batch whatever the number of images.
 ///
 /// A manifest that cannot be read this way (bad JSON, a value of the wrong type) is decoded
@@ -87,8 +88,10 @@ package struct ManifestStream: Sendable {
                     let read = try members.next(atLeast: count - images.count)
                     if read.isEmpty { break }
                     for member in read where member.parent == "images" {
-                        images.append(
-                            (member.key, try decoder.decode(Manifest.ImageEntry.self, from: Data(member.value))))
+                        let entry =
+                            try ImageEntryParser.parse(member.value)
+                            ?? decoder.decode(Manifest.ImageEntry.self, from: Data(member.value))
+                        images.append((member.key, entry))
                     }
                 }
             } catch let error as JSONMemberStream.ReadError {

@@ -1,0 +1,170 @@
+internal import CYajl
+package import LadderManifest
+
+/// Reads one image entry of a manifest (the JSON of a member of its `images`, as
+/// `JSONMemberStream` hands it over) with yajl's tree parser, mapped straight into
+/// `Manifest.ImageEntry`: about a fifth of the work of `JSONDecoder`, which a verify or a merge
+/// of a large catalogue does once per image.
+///
+/// It reads what ladder writes, and gives what `JSONDecoder` gives for it; whatever it is not
+/// sure of (a value of another type, a duplicate key, a number that is not a plain integer, a
+/// `\u` escape) gives nil, and the caller decodes that entry with `JSONDecoder`, which tells
+/// what is wrong as it always did. Unknown keys are skipped, as `JSONDecoder` skips them.
+package enum ImageEntryParser {
+    /// The entry, or nil when `JSONDecoder` must decide.
+    package static func parse(_ json: [UInt8]) -> Manifest.ImageEntry? {
+        // yajl's strings are C strings: an escaped NUL would cut one short, and a lone
+        // surrogate is replaced where JSONDecoder refuses it. ladder writes no such escape.
+        if hasUnicodeEscape(json) { return nil }
+        var text = json
+        text.append(0)
+        let tree = text.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { yajl_tree_parse($0.baseAddress, nil, 0) }
+        }
+        guard let tree else { return nil }
+        defer { yajl_tree_free(tree) }
+        return imageEntry(Node(tree))
+    }
+
+    private static func hasUnicodeEscape(_ json: [UInt8]) -> Bool {
+        var escaped = false
+        for byte in json {
+            if escaped && byte == UInt8(ascii: "u") { return true }
+            escaped = !escaped && byte == UInt8(ascii: "\\")
+        }
+        return false
+    }
+
+    private static func imageEntry(_ node: Node) -> Manifest.ImageEntry? {
+        guard let fields = node.fields(),
+            let sources = fields["sources"]?.array(of: { $0.string }),
+            let width = fields["width"]?.integer, let height = fields["height"]?.integer,
+            let variants = fields["variants"]?.dictionary(of: variantEntry),
+            let format = fields.optional("format", \.string), let bytes = fields.optional("bytes", \.integer),
+            let orientation = fields.optional("orientation", \.integer),
+            let captured = fields.optional("captured", \.string),
+            let gpsRemoved = fields.optional("gpsRemoved", \.boolean),
+            let placeholder = fields.optional("placeholder", \.string),
+            let averageColor = fields.optional("averageColor", \.string),
+            let hasAlpha = fields.optional("hasAlpha", \.boolean)
+        else { return nil }
+        return Manifest.ImageEntry(
+            sources: sources, width: width, height: height, variants: variants, format: format, bytes: bytes,
+            orientation: orientation, captured: captured, gpsRemoved: gpsRemoved, placeholder: placeholder,
+            averageColor: averageColor,
+            // As `ImageEntry.init(from:)`: absent means false where the placeholder was written.
+            hasAlpha: hasAlpha ?? (placeholder == nil ? nil : false))
+    }
+
+    private static func variantEntry(_ node: Node) -> Manifest.VariantEntry? {
+        guard let fields = node.fields(),
+            let path = fields["path"]?.string, let width = fields["width"]?.integer,
+            let height = fields["height"]?.integer, let bytes = fields["bytes"]?.integer,
+            let sha256 = fields["sha256"]?.string, let progressive = fields["progressive"]?.boolean,
+            let scans = fields["scans"]?.integer, let recipe = fields["recipe"]?.string,
+            let script = fields.optional("script", \.string),
+            let scanEnds = fields.optional("scanEnds", { $0.array(of: { $0.integer }) }),
+            let formats = fields.optional("formats", { $0.dictionary(of: formatEntry) })
+        else { return nil }
+        return Manifest.VariantEntry(
+            path: path, width: width, height: height, bytes: bytes, sha256: sha256, progressive: progressive,
+            scans: scans, recipe: recipe, scanEnds: scanEnds, script: script, formats: formats)
+    }
+
+    private static func formatEntry(_ node: Node) -> Manifest.FormatEntry? {
+        guard let fields = node.fields(), let path = fields["path"]?.string, let bytes = fields["bytes"]?.integer,
+            let sha256 = fields["sha256"]?.string
+        else { return nil }
+        return Manifest.FormatEntry(path: path, bytes: bytes, sha256: sha256)
+    }
+
+    /// One value of yajl's tree.
+    private struct Node {
+        let value: yajl_val
+        init(_ value: yajl_val) { self.value = value }
+
+        var type: yajl_type { value.pointee.type }
+
+        var string: String? {
+            guard type == yajl_t_string, let text = value.pointee.u.string else { return nil }
+            return String(cString: text)
+        }
+
+        /// A number written as an integer (digits, perhaps a minus sign) that fits an `Int`.
+        var integer: Int? {
+            guard type == yajl_t_number else { return nil }
+            let number = value.pointee.u.number
+            guard number.flags & UInt32(YAJL_NUMBER_INT_VALID) != 0, let text = number.r else { return nil }
+            var position = text
+            if position.pointee == CChar(UInt8(ascii: "-")) { position += 1 }
+            guard position.pointee != 0 else { return nil }
+            while position.pointee != 0 {
+                guard (CChar(UInt8(ascii: "0"))...CChar(UInt8(ascii: "9"))).contains(position.pointee) else {
+                    return nil
+                }
+                position += 1
+            }
+            return Int(exactly: number.i)
+        }
+
+        var boolean: Bool? {
+            switch type {
+            case yajl_t_true: true
+            case yajl_t_false: false
+            default: nil
+            }
+        }
+
+        var isNull: Bool { type == yajl_t_null }
+
+        /// An object's members by key; nil when this is not an object or a key repeats.
+        func fields() -> Fields? {
+            guard type == yajl_t_object else { return nil }
+            let object = value.pointee.u.object
+            var members: [String: Node] = [:]
+            members.reserveCapacity(object.len)
+            for index in 0..<object.len {
+                guard let key = object.keys[index], let member = object.values[index] else { return nil }
+                guard members.updateValue(Node(member), forKey: String(cString: key)) == nil else { return nil }
+            }
+            return Fields(members: members)
+        }
+
+        func array<Element>(of element: (Node) -> Element?) -> [Element]? {
+            guard type == yajl_t_array else { return nil }
+            let array = value.pointee.u.array
+            var elements: [Element] = []
+            elements.reserveCapacity(array.len)
+            for index in 0..<array.len {
+                guard let item = array.values[index], let read = element(Node(item)) else { return nil }
+                elements.append(read)
+            }
+            return elements
+        }
+
+        func dictionary<Value>(of element: (Node) -> Value?) -> [String: Value]? {
+            guard let fields = fields() else { return nil }
+            var values: [String: Value] = [:]
+            values.reserveCapacity(fields.members.count)
+            for (key, node) in fields.members {
+                guard let read = element(node) else { return nil }
+                values[key] = read
+            }
+            return values
+        }
+    }
+
+    /// An object's members.
+    private struct Fields {
+        let members: [String: Node]
+
+        subscript(key: String) -> Node? { members[key] }
+
+        /// An optional member as `decodeIfPresent` reads it: `.some(nil)` when absent or null,
+        /// nil when it has another type.
+        func optional<Value>(_ key: String, _ read: (Node) -> Value?) -> Value?? {
+            guard let node = members[key], !node.isNull else { return .some(nil) }
+            return read(node).map { .some($0) }
+        }
+    }
+}

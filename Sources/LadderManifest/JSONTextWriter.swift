@@ -1,0 +1,129 @@
+/// Writes JSON text exactly as Foundation's `JSONEncoder` lays it out with `.sortedKeys` and
+/// `.withoutEscapingSlashes`, compact or with `.prettyPrinted` (two spaces a level, `" : "`
+/// after a key, an empty container as an opening line, a blank line and its closing), for the
+/// manifest's and the index's entries, which a large catalogue writes by the million: the
+/// encoder's containers cost several times the text.
+///
+/// The caller hands over each object's members in sorted key order (`sortedKeys`); keys
+/// sort by their bytes, which is `JSONEncoder`'s order for ASCII keys (`isPlain`): callers
+/// with other keys use `JSONEncoder` itself.
+struct JSONTextWriter {
+    private(set) var bytes: [UInt8] = []
+    private let pretty: Bool
+    private var depth: Int
+    /// True until the open container's first member or element.
+    private var first = true
+
+    /// A writer whose text starts `depth` levels deep (pretty-printed lines are indented by
+    /// that many levels more).
+    init(pretty: Bool, depth: Int = 0, capacity: Int = 1024) {
+        self.pretty = pretty
+        self.depth = depth
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// True when every key is ASCII, whose order by bytes is `JSONEncoder`'s.
+    static func isPlain(_ keys: some Sequence<String>) -> Bool {
+        keys.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+    }
+
+    /// Keys in the order `sortedKeys` writes them (plain keys only).
+    static func sorted(_ keys: some Sequence<String>) -> [String] {
+        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    mutating func object(_ members: (inout JSONTextWriter) -> Void) {
+        container(open: 0x7B, close: 0x7D, members)
+    }
+
+    mutating func array(_ elements: (inout JSONTextWriter) -> Void) {
+        container(open: 0x5B, close: 0x5D, elements)
+    }
+
+    /// An object of `values` by key, members in sorted key order, each written by `write`.
+    mutating func object<Value>(sorting values: [String: Value], _ write: (Value, inout JSONTextWriter) -> Void) {
+        object { json in
+            for key in Self.sorted(values.keys) { json.member(key) { write(values[key]!, &$0) } }
+        }
+    }
+
+    /// A member of the open object: the separator, the key, then its value from `value`.
+    mutating func member(_ key: String, _ value: (inout JSONTextWriter) -> Void) {
+        separate()
+        self.key(key)
+        value(&self)
+    }
+
+    /// A key and the separator after it, for a value that follows.
+    mutating func key(_ key: String) {
+        string(key)
+        if pretty { bytes += Self.keySeparator } else { bytes.append(0x3A) }
+    }
+
+    /// An element of the open array, written by `value`.
+    mutating func element(_ value: (inout JSONTextWriter) -> Void) {
+        separate()
+        value(&self)
+    }
+
+    mutating func string(_ text: String) {
+        bytes.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: bytes += [0x5C, 0x22]
+            case 0x5C: bytes += [0x5C, 0x5C]
+            case 0x08: bytes += [0x5C, UInt8(ascii: "b")]
+            case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
+            case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
+            case 0x0C: bytes += [0x5C, UInt8(ascii: "f")]
+            case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
+            case 0..<0x20:
+                bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+    }
+
+    mutating func integer(_ value: Int) {
+        bytes += String(value).utf8
+    }
+
+    /// An array of integers.
+    mutating func integers(_ values: [Int]) {
+        array { json in for value in values { json.element { $0.integer(value) } } }
+    }
+
+    mutating func boolean(_ value: Bool) {
+        bytes += value ? Array("true".utf8) : Array("false".utf8)
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+    private static let keySeparator = Array(" : ".utf8)
+
+    private mutating func separate() {
+        if !first { bytes.append(0x2C) }
+        first = false
+        if pretty { newline() }
+    }
+
+    private mutating func newline() {
+        bytes.append(0x0A)
+        bytes += repeatElement(0x20, count: 2 * depth)
+    }
+
+    private mutating func container(open: UInt8, close: UInt8, _ body: (inout JSONTextWriter) -> Void) {
+        let outer = first
+        bytes.append(open)
+        first = true
+        depth += 1
+        body(&self)
+        depth -= 1
+        if pretty {
+            if first { bytes.append(0x0A) }
+            newline()
+        }
+        bytes.append(close)
+        first = outer
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import LadderImaging
+import LadderManifest
+import Testing
+
+/// The image entries verify and merge read with yajl's tree parser, held to `JSONDecoder`: the
+/// same entry for what ladder writes, and nil (so that `JSONDecoder` decides) for what it is
+/// not sure of.
+@Suite("Image entry parser")
+struct ImageEntryParserTests {
+    static func entries() -> [Manifest.ImageEntry] {
+        return (0..<24).map { number in
+            // Control characters other than these five are written as \u escapes (every eighth).
+            let hard =
+                "a/b \"q\" \\ \u{8}\t\n\u{c}\r\u{7f} \u{e9}\u{2028}\u{1F600}" + (number % 8 == 3 ? "\u{1}\u{1f}" : "")
+            let variant = Manifest.VariantEntry(
+                path: number % 2 == 0 ? "ab/cd.jpg" : hard, width: number, height: -number, bytes: Int.max - number,
+                sha256: String(repeating: "e", count: 64), progressive: number % 2 == 0, scans: 5, recipe: "9b1e04d2",
+                scanEnds: number % 3 == 0 ? nil : number % 3 == 1 ? [] : [1, 2, Int.min + 1],
+                script: number % 4 == 0 ? nil : "0,1,2: 0-0, 0, 0",
+                formats: number % 5 == 0
+                    ? nil : number % 5 == 1 ? [:] : ["webp": .init(path: hard, bytes: 3, sha256: "")])
+            return Manifest.ImageEntry(
+                sources: number % 6 == 0 ? [] : ["photos/\(number).png", hard], width: 4000, height: 3000,
+                variants: number % 7 == 0 ? [:] : ["full": variant, "small_thumb": variant, hard: variant],
+                format: number % 2 == 0 ? "png" : nil, bytes: number % 3 == 0 ? nil : 123,
+                orientation: number % 4 == 0 ? 6 : nil, captured: number % 5 == 0 ? nil : "2024-05-01T10:00:00",
+                gpsRemoved: number % 3 == 0 ? nil : number % 2 == 0,
+                placeholder: number % 2 == 0 ? nil : "1QcSHQRnh493V4dIh4eXh1h4kJUI",
+                averageColor: number % 3 == 0 ? nil : "#7a6b52", hasAlpha: number % 4 == 0 ? true : nil)
+        }
+    }
+
+    @Test("what ladder writes reads as JSONDecoder reads it, pretty or compact")
+    func readsWhatLadderWrites() throws {
+        var read = 0
+        for pretty in [true, false] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : []
+            for entry in Self.entries() {
+                let json = [UInt8](try encoder.encode(entry))
+                let expected = try JSONDecoder().decode(Manifest.ImageEntry.self, from: Data(json))
+                let parsed = ImageEntryParser.parse(json)
+                if String(decoding: json, as: UTF8.self).contains("\\u00") {
+                    #expect(parsed == nil)
+                } else {
+                    #expect(parsed == expected, "\(String(decoding: json, as: UTF8.self))")
+                    read += 1
+                }
+            }
+        }
+        #expect(read == 2 * 21)
+    }
+
+    @Test(
+        "an entry ladder wrote, quotes, backslashes, tabs and non-ASCII paths included, is read, not left to JSONDecoder"
+    )
+    func readsPlainEscapes() throws {
+        let text = """
+            {"sources": ["a \\"b\\" \\\\ \\t\\n\\/ é😀"], "width": 10, "height": -2, "unknown": [1, {"x": null}],
+             "variants": {"full": {"path": "p.jpg", "width": 1, "height": 2, "bytes": 3, "sha256": "s",
+               "progressive": true, "scans": 5, "recipe": "r", "scanEnds": [4, 5], "script": null, "formats": null}},
+             "placeholder": "p", "hasAlpha": null}
+            """
+        let json = Array(text.utf8)
+        let expected = try JSONDecoder().decode(Manifest.ImageEntry.self, from: Data(json))
+        let parsed = try #require(ImageEntryParser.parse(json))
+        #expect(parsed == expected)
+        #expect(parsed.sources == ["a \"b\" \\ \t\n/ é😀"])
+        #expect(parsed.hasAlpha == false)
+    }
+
+    @Test(
+        "what it is not sure of is left to JSONDecoder",
+        arguments: [
+            #"{"sources": [], "width": 1.0, "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": 1e2, "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": 99999999999999999999, "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": -9223372036854775808, "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": "1", "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": 1, "width": 2, "height": 1, "variants": {}}"#,
+            #"{"sources": ["\u0041"], "width": 1, "height": 1, "variants": {}}"#,
+            #"{"sources": ["\ud800"], "width": 1, "height": 1, "variants": {}}"#,
+            #"{"sources": [null], "width": 1, "height": 1, "variants": {}}"#,
+            #"{"sources": [], "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {}, "bytes": "9"}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {}}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": [], "format": 1}"#,
+            #"[1]"#,
+        ])
+    func leavesTheRest(_ text: String) {
+        #expect(ImageEntryParser.parse(Array(text.utf8)) == nil)
+    }
+}
