@@ -110,6 +110,21 @@ package struct BuildStateStore {
         return BuildRecord.matching(bytes, files: files, key: key, manifest: manifest, isPresent: isPresent)
     }
 
+    /// True when every variant file the last build's record lists is there with its recorded
+    /// size (`isPresent`, path as the manifest names it); false when one is not, or when there
+    /// is no record to read. It needs nothing of this build, so it runs while the sources are
+    /// walked, and `unchangedBuild` and `changedSources` then need not look at the files again.
+    func recordedVariantsArePresent(isPresent: (String, Int) -> Bool) -> Bool {
+        guard let folder, let bytes = try? folder.readFile(scope.buildRecordName) else { return false }
+        for line in bytes.split(separator: 10) where line.first == UInt8(ascii: "v") {
+            let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[0].count == 1, let size = Int(String(decoding: fields[1], as: UTF8.self)),
+                isPresent(String(decoding: fields[2], as: UTF8.self), size)
+            else { return false }
+        }
+        return true
+    }
+
     /// What changed since the last build's record, when only sources did and few enough
     /// (`BuildRecord.changes`), under `unchangedBuild`'s other conditions; with the manifest
     /// file's status.

@@ -27,6 +27,8 @@ extension Builder {
         var generator: Manifest.Generator
         var recordKey: String
         var scanStarted: Int64
+        /// True when every variant file the last build recorded was found as recorded.
+        var recordedVariantsArePresent: Bool
     }
 
     /// The build made from what changed since the last one, or nil (nothing written) when this
@@ -44,7 +46,8 @@ extension Builder {
             let (changes, manifestStatus) = store.changedSources(
                 files: files, key: inputs.recordKey, manifestFolder: manifestFolder,
                 limit: Self.changeLimit(sources: files.count),
-                isPresent: { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
+                isPresent: inputs.recordedVariantsArePresent
+                    ? { _, _ in true } : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
             indexWriter.isComplete,
             let oldBytes = try? manifestFolder.readFile(manifestName), oldBytes.count == manifestStatus.size,
             let text = ManifestText(oldBytes), !text.images.isEmpty, var header = text.header(),

@@ -1,6 +1,7 @@
 import Foundation
 package import LadderImaging
 import LadderManifest
+import Synchronization
 
 /// Runs a pipeline, in phases (see docs/ARCHITECTURE.md):
 ///
@@ -76,9 +77,11 @@ package final class Builder: Sendable {
         let clean = CleanPhase(scope: scope, folders: folders)
         try clean.removeLeftovers(manifestFolder: manifestFolder)
 
-        // Walk.
+        // Walk, while another thread checks that the variant files the last build recorded
+        // are still there: a no-op build's two file-system costs, side by side.
         let scanStarted = Self.now()
-        let walk = try SourceWalker(configuration: configuration).walk()
+        let prefix = configuration.outputPrefixInManifest
+        let (walk, variantsArePresent) = try walkWhileChecking(store, prefix: prefix, folders: folders)
         for warning in walk.warnings { observer?.warning("\(warning.path): \(warning.message)") }
         let files = walk.files
         observer?.buildStarted(total: files.count)
@@ -95,7 +98,6 @@ package final class Builder: Sendable {
         let fingerprints = descriptions.mapValues(RecipeFingerprint.of)
         let attempt = FailureMemory.attempt(
             fingerprints: fingerprints, limits: configuration.limits, ladderVersion: ladderVersion)
-        let prefix = configuration.outputPrefixInManifest
         let generator = Manifest.Generator(
             ladder: ladderVersion, libvips: versions.libvips, libjpeg: versions.libjpeg, libexif: versions.libexif)
 
@@ -105,7 +107,8 @@ package final class Builder: Sendable {
             failureMemory: store.failureMemoryBytes())
         if let unchanged = store.unchangedBuild(
             files: files, key: recordKey, manifestFolder: manifestFolder,
-            isPresent: { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
+            isPresent: variantsArePresent
+                ? { _, _ in true } : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
             !scope.writesIndex
                 || ManifestIndexWriter(
                     manifestFolder: manifestFolder, manifestName: FilePath.name(scope.manifestPath)
@@ -118,7 +121,7 @@ package final class Builder: Sendable {
         let inputs = BuildInputs(
             scope: scope, store: store, manifestFolder: manifestFolder, folders: folders, clean: clean,
             descriptions: descriptions, fingerprints: fingerprints, attempt: attempt, generator: generator,
-            recordKey: recordKey, scanStarted: scanStarted)
+            recordKey: recordKey, scanStarted: scanStarted, recordedVariantsArePresent: variantsArePresent)
         if let report = try runChanges(files: files, walkWarnings: walk.warnings, inputs: inputs, started: started) {
             return report
         }
@@ -225,6 +228,30 @@ package final class Builder: Sendable {
             case .unreadable(let reason): observer.sourceFinished(files[index].path, outcome: .failed(reason))
             }
         }
+    }
+
+    /// The sources' walk, and on another thread `BuildStateStore.recordedVariantsArePresent`.
+    private func walkWhileChecking(
+        _ store: BuildStateStore, prefix: String, folders: OutputFolders
+    ) throws(FileSystemError) -> (SourceWalker.Result, Bool) {
+        let walked = Mutex<Result<SourceWalker.Result, FileSystemError>?>(nil)
+        let present = Atomic<Bool>(false)
+        let configuration = configuration
+        ParallelRunner.run(count: 2, width: options.jobs) { index in
+            if index == 0 {
+                let result = Result { () throws(FileSystemError) in
+                    try SourceWalker(configuration: configuration).walk()
+                }
+                walked.withLock { $0 = result }
+            } else {
+                let found = store.recordedVariantsArePresent {
+                    Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders)
+                }
+                present.store(found, ordering: .relaxed)
+            }
+            return true
+        }
+        return (try walked.withLock { $0! }.get(), present.load(ordering: .relaxed))
     }
 
     /// True when a previously written variant file is still there with its recorded size, and
