@@ -32,6 +32,10 @@ let package = Package(
         .systemLibrary(
             name: "CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+        // libpng: a PNG's header chunks, which verify reads for every source.
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         // Little CMS (libvips' colour engine): reading colour profiles, to tell wide gamuts.
         .systemLibrary(
             name: "CLCMS", pkgConfig: "lcms2",
@@ -51,7 +55,7 @@ let package = Package(
             providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
 
         // Fixed-arity wrappers for what Swift cannot call: variadic libvips functions and macros.
-        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS", "CPNG"]),
         // libjpeg's setjmp error handling, macros and option structures; libjpeg only, so that
         // the app-side client links it without libvips.
         .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),

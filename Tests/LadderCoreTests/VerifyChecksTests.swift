@@ -53,6 +53,88 @@ struct VerifyChecksTests {
         }
     }
 
+    @Test("a PNG's or JPEG's header read by libpng or libjpeg is libvips' header, or is left to libvips")
+    func frameHeaderIsLibvips() throws {
+        TestImages.start()
+        func pixels(_ bands: Int) -> [UInt8] { (0..<(24 * 16 * bands)).map { UInt8(truncatingIfNeeded: $0 * 7) } }
+        func file(_ bands: Int, _ space: Image.ColorSpace, _ suffix: String = ".png") throws -> [UInt8] {
+            try Image(pixels: pixels(bands), width: 24, height: 16, bands: bands, space: space).encoded(as: suffix)
+        }
+        /// `file` with a chunk spliced in after its IHDR.
+        func spliced(_ file: [UInt8], _ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            let chunk = TestImages.bigEndian(UInt32(data.count)) + body + TestImages.bigEndian(TestImages.crc32(body))
+            return Array(file[..<33]) + chunk + Array(file[33...])
+        }
+        let camera = try TestImages.cameraJPEG(width: 320, height: 240, orientation: 6)
+        // Each file, and whether libpng or libjpeg can vouch for its header.
+        let files: [(name: String, bytes: [UInt8], read: Bool)] = try [
+            ("grey PNG", file(1, .grayscale), true),
+            ("grey and alpha PNG", file(2, .grayscale), true),
+            ("RGB PNG", file(3, .sRGB), true),
+            ("RGBA PNG", file(4, .sRGB), true),
+            ("palette PNG", file(3, .sRGB, ".png[palette]"), true),
+            ("palette PNG with alpha", file(4, .sRGB, ".png[palette]"), true),
+            ("1-bit grey PNG", file(1, .grayscale, ".png[bitdepth=1]"), true),
+            ("interlaced PNG", file(3, .sRGB, ".png[interlace]"), true),
+            (
+                "16-bit grey PNG",
+                Image(pixels: pixels(1), width: 24, height: 16, bands: 1, space: .grayscale)
+                    .converted(to: .grey16).encoded(as: ".png"), true
+            ),
+            ("16-bit PNG", TestImages.sixteenBitPNG(width: 64, height: 48), true),
+            ("half-transparent PNG", TestImages.halfTransparentPNG(width: 64, height: 48), true),
+            ("grey PNG with a transparent grey", spliced(file(1, .grayscale), "tRNS", [0, 7]), true),
+            ("RGB PNG with a transparent colour", spliced(file(3, .sRGB), "tRNS", [0, 7, 0, 14, 0, 21]), true),
+            ("PNG header only", TestImages.pngHeaderOnly(width: 300, height: 200), true),
+            ("PNG with EXIF", spliced(file(3, .sRGB), "eXIf", Array("MM\0*\0\0\0\u{8}\0\0\0\0\0\0".utf8)), false),
+            ("grey JPEG", file(1, .grayscale, ".jpg[strip]"), true),
+            ("RGB JPEG", file(3, .sRGB, ".jpg[strip]"), true),
+            ("progressive JPEG", file(3, .sRGB, ".jpg[strip,interlace]"), true),
+            ("CMYK JPEG", Image(decoding: TestImages.cmykJPEG(width: 64, height: 48)).encoded(as: ".jpg[strip]"), true),
+            // libvips writes EXIF into the JPEGs it makes: its orientation is libvips' to read.
+            ("JPEG with EXIF", TestImages.gradientJPEG(width: 40, height: 30), false),
+            ("camera JPEG, orientation 6", camera, false),
+            ("JPEG cut before its scan", Array(camera.prefix(40)), false),
+        ]
+        for file in files {
+            guard case .format(let format) = ImageFormat.sniff(file.bytes) else {
+                Issue.record("\(file.name) is not sniffed as an image")
+                continue
+            }
+            let frame = FrameHeader(reading: file.bytes, format: format)
+            #expect((frame != nil) == file.read, "\(file.name)")
+            guard let frame else { continue }
+            let libvips = try ImageHeader(reading: file.bytes, metadata: false)
+            #expect(frame.format.rawValue == libvips.format, "\(file.name)")
+            #expect(frame.size == libvips.storedSize && libvips.orientation == 1, "\(file.name)")
+            #expect(frame.bands == libvips.bands && frame.hasAlpha == libvips.hasAlpha, "\(file.name): \(libvips)")
+        }
+    }
+
+    @Test(
+        "every corpus PNG and JPEG whose header libpng or libjpeg reads has libvips' header",
+        .enabled(if: Corpus.runs, Comment(rawValue: Corpus.absenceNote)))
+    func frameHeaderOfTheCorpus() throws {
+        TestImages.start()
+        let root = try Corpus.required()
+        var read = 0
+        for folder in try FileManager.default.contentsOfDirectory(atPath: root).sorted() {
+            for path in Corpus.files(in: folder) {
+                guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
+                    case .format(let format) = ImageFormat.sniff(bytes),
+                    let frame = FrameHeader(reading: bytes, format: format)
+                else { continue }
+                let libvips = try ImageHeader(reading: bytes, metadata: false)
+                #expect(
+                    frame.size == libvips.storedSize && libvips.orientation == 1 && frame.bands == libvips.bands
+                        && frame.hasAlpha == libvips.hasAlpha, "\(path): \(libvips)")
+                read += 1
+            }
+        }
+        #expect(read >= 5)
+    }
+
     @Test(
         "a build with a custom scan script writes exactly that script, as djpeg reads it, and verifies",
         .enabled(if: ExternalTools.runs(with: ExternalTools.djpeg), ExternalTools.absence(ExternalTools.djpegPackage)))

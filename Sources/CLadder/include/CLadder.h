@@ -19,6 +19,27 @@
 
 #pragma clang assume_nonnull begin
 
+// MARK: - libpng
+
+/// What a PNG's chunks before its image data say.
+typedef struct ladder_png_header_result {
+    unsigned width;
+    unsigned height;
+    int bit_depth;
+    /// PNG_COLOR_TYPE_GRAY (0), _RGB (2), _PALETTE (3), _GRAY_ALPHA (4), _RGB_ALPHA (6).
+    int color_type;
+    /// A tRNS chunk (a transparent colour or palette alphas).
+    int has_transparency;
+    /// An eXIf chunk.
+    int has_exif;
+    /// libpng's warnings while reading them.
+    int warnings;
+} ladder_png_header_result;
+
+/// Reads a PNG's header chunks (up to its first image data) from memory with libpng, whose
+/// error handling longjmps and so lives in C. Returns 0, or -1 when libpng stops with an error.
+int ladder_png_header(const unsigned char *data, size_t length, ladder_png_header_result *result);
+
 // MARK: - libvips start-up
 
 /// Wraps the VIPS_INIT() macro (ABI check + vips_init). Returns 0 on success.

@@ -177,6 +177,22 @@ int ladder_jpeg_decode(const unsigned char *data, size_t length, unsigned char *
                        int *width, int *height, int *components, int *color_space, char *message,
                        size_t message_capacity);
 
+/// What a JPEG's header says: its frame, and how many APP1 segments hold EXIF.
+typedef struct ladder_jpeg_header_result {
+    int width;
+    int height;
+    int components;
+    /// libjpeg's J_COLOR_SPACE of the stored samples (JCS_GRAYSCALE, JCS_YCbCr, JCS_CMYK...).
+    int color_space;
+    int exif_segments;
+    /// libjpeg's warnings while reading it (a premature end, a damaged marker).
+    int warnings;
+} ladder_jpeg_header_result;
+
+/// Reads the header of a JPEG held in memory (its segments up to the first scan), without
+/// libvips. Returns 0, or -1 when libjpeg stops with an error.
+int ladder_jpeg_header(const unsigned char *data, size_t length, ladder_jpeg_header_result *result);
+
 /// What reading a JPEG's entropy-coded data to its end of image found.
 typedef struct ladder_jpeg_read_result {
     int width;

@@ -48,8 +48,9 @@ final class SourceDigests: Sendable {
     func header(at index: Int) -> SourceHeader.Read? { headers.withLock { $0[index] } }
 }
 
-/// What a source's header says that its variants depend on, read by libvips without decoding
-/// pixels, as the build's render reads it.
+/// What a source's header says that its variants depend on, read without decoding pixels: by
+/// libpng or libjpeg when they can vouch for what libvips would say (`FrameHeader`), else by
+/// libvips, as the build's render reads it.
 struct SourceHeader: Sendable, Equatable {
     var format: String
     /// The stored size, before the EXIF orientation.
@@ -66,6 +67,15 @@ struct SourceHeader: Sendable, Equatable {
         upright = header.size
         bands = header.bands
         hasAlpha = header.hasAlpha
+    }
+
+    /// A PNG's or JPEG's header as libpng or libjpeg read it, which is libvips' (`FrameHeader`).
+    init(_ frame: FrameHeader) {
+        format = frame.format.rawValue
+        storedSize = frame.size
+        upright = frame.size
+        bands = frame.bands
+        hasAlpha = frame.hasAlpha
     }
 
     /// What reading a source's header gave.
@@ -92,6 +102,7 @@ struct SourceHeader: Sendable, Equatable {
         }
         let whole = head.count == fileBytes
         guard whole || format == .jpeg || format == .png else { return .needsWholeFile }
+        if let frame = FrameHeader(reading: head, format: format) { return .header(SourceHeader(frame)) }
         do {
             return .header(SourceHeader(try ImageHeader(reading: head, format: format, metadata: false)))
         } catch {
