@@ -31,7 +31,8 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg"),
         .systemLibrary(name: "CJXL", pkgConfig: "libjxl"),
         .systemLibrary(name: "CYajl", pkgConfig: "yajl"),
-        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS"]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng"),
+        .target(name: "CLadder", dependencies: ["CVips", "CExif", "CLCMS", "CPNG"]),
         .target(name: "CLadderJPEG", dependencies: ["CJPEG"]),
         .target(name: "LadderJPEG", dependencies: ["CLadderJPEG", "CJPEG"], swiftSettings: swiftSettings),
         .target(
