@@ -6,12 +6,19 @@ import LadderManifest
 struct OrphanPhase {
     let configuration: PipelineConfiguration
     let outputLabel: String
+    /// The output folder relative to the manifest's: worked out once, not once an image.
+    private let prefix: String
+
+    init(configuration: PipelineConfiguration, outputLabel: String) {
+        self.configuration = configuration
+        self.outputLabel = outputLabel
+        prefix = configuration.outputPrefixInManifest
+    }
 
     /// The paths of an image's files (its variants and their format siblings) relative to the
     /// output folder: what the phase knows.
     func paths(of entry: Manifest.ImageEntry) -> [String] {
-        let prefix = configuration.outputPrefixInManifest
-        return entry.variants.values.flatMap(\.filePaths).compactMap {
+        entry.variants.values.flatMap(\.filePaths).compactMap {
             prefix.isEmpty ? $0 : FilePath.relative($0, to: prefix)
         }
     }
