@@ -1,6 +1,7 @@
 import Foundation
 import LadderImaging
 import LadderManifest
+import Synchronization
 
 /// A build after a few sources changed (docs/BUILDS.md, "At scale"): the build record tells
 /// which sources changed, only those are hashed and planned, against only the images they had
@@ -58,6 +59,9 @@ extension Builder {
             snapshotBytes.starts(with: Array("\(ManifestSnapshot.header) \(Checksum.hex(.sha1, of: oldBytes))\n".utf8)),
             ManifestSnapshot.isWhole(snapshotBytes, imageCount: text.images.count)
         else { return nil }
+        // A changed source is likely to be rendered: start the workers now, so that their
+        // start-up overlaps with hashing and planning (as the full build does).
+        if !changes.changed.isEmpty { workers.prepare() }
 
         // What the replaced paths were, from the stat cache (checked against their images below).
         let replaced = Set(changes.replacedPaths)
@@ -156,6 +160,24 @@ extension Builder {
         header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
         let manifestBytes = Self.splice(text, header: header, imageCount: imageCount, changes: newEntries)
 
+        // The snapshot of the new manifest (its SHA1 and the changed entries spliced in) is
+        // made on another thread while the files are made durable and the index and manifest
+        // written.
+        let snapshotMade = DispatchSemaphore(value: 0)
+        let madeSnapshot = Mutex<[UInt8]?>(nil)
+        if manifestBytes != oldBytes && part.failures.isEmpty {
+            let changedEntries = newEntries
+            Thread {
+                let snapshot = ManifestSnapshot.spliced(
+                    snapshotBytes, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: changedEntries)
+                madeSnapshot.withLock { $0 = snapshot }
+                snapshotMade.signal()
+            }.start()
+        } else {
+            snapshotMade.signal()
+        }
+        defer { snapshotMade.wait() }
+
         // Commit: the new files durable, then the index, then the manifest.
         for folder in rendered.touchedFolders.sorted() { try folders.folder(folder, create: false).synchronize() }
         try folders.output.synchronize()
@@ -172,11 +194,9 @@ extension Builder {
             }
             try manifestFolder.writeAtomically(manifestBytes, to: manifestName)
             try manifestFolder.synchronize()
-            let snapshot =
-                part.failures.isEmpty
-                ? ManifestSnapshot.spliced(
-                    snapshotBytes, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: newEntries) : nil
-            if let snapshot {
+            snapshotMade.wait()
+            defer { snapshotMade.signal() }
+            if let snapshot = madeSnapshot.withLock({ $0 }) {
                 try? stateFolder.writeAtomically(snapshot, to: scope.snapshotName)
             } else {
                 try? stateFolder.removeFile(scope.snapshotName)
