@@ -16,13 +16,22 @@ package final class JSONMemberStream {
         package var value: [UInt8]
     }
 
-    /// Why the document could not be read: yajl's message, or the reader's error.
+    /// Why the document could not be read: yajl's message, the reader's error, or a member over
+    /// `memberLimit` (`isOverLimit`).
     package struct ReadError: Error, Sendable, CustomStringConvertible {
         package var reason: String
+        package var isOverLimit = false
         package var description: String { reason }
+
+        package init(reason: String, isOverLimit: Bool = false) {
+            self.reason = reason
+            self.isOverLimit = isOverLimit
+        }
     }
 
     private let streaming: Set<String>
+    /// The most bytes one member's value may take: what the stream holds at once, besides a chunk.
+    private let memberLimit: Int
     private let readChunk: () throws -> [UInt8]?
     private var handle: yajl_handle?
     /// yajl keeps the pointer it is given: the callbacks live as long as the stream.
@@ -35,6 +44,8 @@ package final class JSONMemberStream {
     private var chunkStart = 0
     private var finished = false
     private var failure: String?
+    /// A member over `memberLimit`, met whole within a chunk.
+    private var overLimit: String?
 
     /// Open containers: 1 inside the top-level object.
     private var depth = 0
@@ -54,10 +65,14 @@ package final class JSONMemberStream {
 
     /// `readChunk` returns the document's next bytes, nil at its end. With `handsOverStreamed`
     /// false, the streamed objects' members are only counted: a pass over the rest of the document.
+    /// A member whose value takes more than `memberLimit` bytes stops the stream: the document
+    /// itself may be of any size.
     package init(
-        streaming: Set<String>, handsOverStreamed: Bool = true, readChunk: @escaping () throws -> [UInt8]?
+        streaming: Set<String>, handsOverStreamed: Bool = true, memberLimit: Int = .max,
+        readChunk: @escaping () throws -> [UInt8]?
     ) {
         self.streaming = streaming
+        self.memberLimit = memberLimit
         self.handsOverStreamed = handsOverStreamed
         self.readChunk = readChunk
         callbacks.initialize(to: yajl_callbacks())
@@ -106,12 +121,16 @@ package final class JSONMemberStream {
                 status = yajl_complete_parse(handle)
             }
             if let failure { throw ReadError(reason: failure) }
+            if let overLimit { throw ReadError(reason: overLimit, isOverLimit: true) }
             guard status == yajl_status_ok else { throw ReadError(reason: yajlError()) }
             // Keep only the member being read.
             let keep = (valueStart ?? (windowStart + window.count)) - windowStart
             if keep > 0 {
                 window.removeSubrange(0..<keep)
                 windowStart += keep
+            }
+            if let valueStart, windowStart + window.count - valueStart > memberLimit {
+                throw ReadError(reason: overLimitReason, isOverLimit: true)
             }
         }
         defer { ready.removeAll(keepingCapacity: true) }
@@ -171,6 +190,8 @@ package final class JSONMemberStream {
         return 1
     }
 
+    private var overLimitReason: String { "the value of \"\(key)\" takes more than \(memberLimit) bytes" }
+
     private func fail(_ reason: String) -> Int32 {
         failure = reason
         return 0
@@ -187,6 +208,10 @@ package final class JSONMemberStream {
         }
         var from = start - windowStart
         let end = offset - windowStart
+        guard end - from <= memberLimit else {
+            overLimit = overLimit ?? overLimitReason
+            return
+        }
         while from < end, [0x20, 0x09, 0x0A, 0x0D, 0x3A].contains(window[from]) { from += 1 }
         ready.append(Member(parent: depth == 2 ? streamed : nil, key: key, value: Array(window[from..<end])))
     }

@@ -52,6 +52,36 @@ struct ManifestStreamTests {
         }
     }
 
+    @Test(
+        "a manifest larger than the byte limit streams when each of its members is within it; a member over it is refused"
+    )
+    func limitIsPerMember() throws {
+        let folder = TemporaryDirectory()
+        let written = Self.manifest(images: 40)
+        let data = written.jsonData()
+        try folder.write([UInt8](data), to: "manifest.json")
+        // A million images make a manifest of about 1.8 GB: over a limit on the whole file,
+        // while no image's entry comes near it.
+        let limit = data.count / 4
+        let stream = try ManifestStream(path: folder.path("manifest.json"), byteLimit: limit, chunkBytes: 256)
+        var read = stream.header
+        let images = try stream.images()
+        while case let batch = try images.next(atLeast: 16), !batch.isEmpty {
+            for (key, entry) in batch { read.images[key] = entry }
+        }
+        #expect(read == (try JSONDecoder().decode(Manifest.self, from: data)))
+
+        var huge = written
+        huge.failures["photos/long.jpg"] = String(repeating: "x", count: limit)
+        try folder.write([UInt8](huge.jsonData()), to: "huge.json")
+        #expect {
+            _ = try ManifestStream(path: folder.path("huge.json"), byteLimit: limit, chunkBytes: 256)
+        } throws: { error in
+            guard case .manifest(let reason)? = error as? ManifestStream.Failure else { return false }
+            return reason.contains("\(limit) bytes")
+        }
+    }
+
     @Test("a manifest that is not JSON, or whose image has a value of the wrong type, is refused as it is read whole")
     func refusals() throws {
         let folder = TemporaryDirectory()

@@ -13,7 +13,9 @@ package import LadderManifest
 package struct ManifestStream: Sendable {
     /// The manifest's path.
     package let path: String
-    /// The largest manifest read.
+    /// The most bytes one member may take: an image's entry, or a top-level field (`failures`
+    /// holds one line per failed source). The manifest itself may be of any size: it is read a
+    /// chunk at a time (a million images make about 1.8 GB).
     package let byteLimit: Int
     /// The manifest without its images.
     package let header: Manifest
@@ -36,7 +38,7 @@ package struct ManifestStream: Sendable {
                 fields += members.filter { $0.parent == nil }.map { ($0.key, $0.value) }
             }
         } catch {
-            throw Self.problem(path, byteLimit: byteLimit, streamError: error.reason)
+            throw Self.problem(path, byteLimit: byteLimit, streamError: error)
         }
         // The images are read later: in their place, an empty object (when they are one).
         if stream.members.streamedObjects.contains("images") { fields.append(("images", [0x7B, 0x7D])) }
@@ -49,7 +51,8 @@ package struct ManifestStream: Sendable {
         do {
             header = try Manifest(shapeOf: Data(object))
         } catch {
-            throw Self.problem(path, byteLimit: byteLimit, streamError: error.reason)
+            throw Self.problem(
+                path, byteLimit: byteLimit, streamError: JSONMemberStream.ReadError(reason: error.reason))
         }
         imageCount = stream.members.streamedCount
     }
@@ -95,9 +98,11 @@ package struct ManifestStream: Sendable {
                     }
                 }
             } catch let error as JSONMemberStream.ReadError {
-                throw ManifestStream.problem(stream.path, byteLimit: stream.byteLimit, streamError: error.reason)
+                throw ManifestStream.problem(stream.path, byteLimit: stream.byteLimit, streamError: error)
             } catch {
-                throw ManifestStream.problem(stream.path, byteLimit: stream.byteLimit, streamError: "\(error)")
+                throw ManifestStream.problem(
+                    stream.path, byteLimit: stream.byteLimit,
+                    streamError: JSONMemberStream.ReadError(reason: "\(error)"))
             }
             return images
         }
@@ -109,12 +114,14 @@ package struct ManifestStream: Sendable {
     ) throws(Failure) -> (members: JSONMemberStream, file: FileCloser) {
         let file: Int32
         do {
-            file = try Directory.openToRead(atPath: path, limit: byteLimit)
+            file = try Directory.openToRead(atPath: path, limit: .max)
         } catch {
             throw .file(error)
         }
         let closer = FileCloser(file)
-        let members = JSONMemberStream(streaming: ["images"], handsOverStreamed: imagesHandedOver) {
+        let members = JSONMemberStream(
+            streaming: ["images"], handsOverStreamed: imagesHandedOver, memberLimit: byteLimit
+        ) {
             var chunk = [UInt8](repeating: 0, count: chunkBytes)
             let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, chunkBytes) }
             guard count >= 0 else { throw FileSystemError.current("read", path) }
@@ -125,18 +132,23 @@ package struct ManifestStream: Sendable {
     }
 
     /// The problem of a manifest the stream could not read, as reading it whole tells it;
-    /// the stream's own reason when reading it whole finds none.
-    static func problem(_ path: String, byteLimit: Int, streamError: String) -> Failure {
+    /// the stream's own reason when reading it whole finds none, when a member is over the
+    /// limit, or when the manifest is too large to be read whole.
+    static func problem(_ path: String, byteLimit: Int, streamError: JSONMemberStream.ReadError) -> Failure {
+        if streamError.isOverLimit { return .manifest(reason: streamError.reason) }
         do {
             _ = try Manifest(shapeOf: Data(try Directory.readFile(atPath: path, limit: byteLimit)))
         } catch let error as FileSystemError {
+            if error.code == 0 && error.reason.contains("over the limit") {
+                return .manifest(reason: "not valid JSON or not a manifest: \(streamError.reason)")
+            }
             return .file(error)
         } catch let error as Manifest.ReadError {
             return .manifest(reason: error.reason)
         } catch {
             return .manifest(reason: "\(error)")
         }
-        return .manifest(reason: "not valid JSON or not a manifest: \(streamError)")
+        return .manifest(reason: "not valid JSON or not a manifest: \(streamError.reason)")
     }
 
     /// A JSON string of `text` (keys as the stream gave them, unescaped).

@@ -9,7 +9,8 @@ struct ManifestPhase {
     let configuration: PipelineConfiguration
     let manifestLabel: String
 
-    /// The largest manifest verify reads.
+    /// The most bytes one member of the manifest may take (an image's entry, or a top-level
+    /// field such as `failures`); the manifest itself is streamed, whatever its size.
     static let byteLimit = 1 << 30
 
     /// The manifest opened as a stream (its top level read, its images counted), or the
