@@ -84,12 +84,12 @@ struct ProcessTests {
     static func measured(
         _ arguments: [String], in folder: TemporaryDirectory
     ) throws -> (
-        status: Int32, peakKilobytes: Int, output: String
+        status: Int32, peakKilobytes: Int, output: String, error: String
     ) {
         let result = try ChildProcess.run("/usr/bin/time", ["-v", LadderExecutable.path!] + arguments, in: folder.path)
         let line = result.error.split(separator: "\n").first { $0.contains("Maximum resident set size") }
         let peak = line.flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
-        return (result.status, peak ?? Int.max, String(decoding: result.output, as: UTF8.self))
+        return (result.status, peak ?? Int.max, String(decoding: result.output, as: UTF8.self), result.error)
     }
 
     @Test(
@@ -148,7 +148,9 @@ struct ProcessTests {
         try folder.write(text, to: "build/variants/manifest.json")
 
         let run = try Self.measured(["verify", "--json"], in: folder)
-        #expect(run.output.contains("\"images\":\(count)"), "\(run.output.prefix(300))")
+        #expect(
+            run.output.contains("\"images\":\(count)"),
+            "exit \(run.status): \(run.output.prefix(300)) \(run.error.suffix(600))")
         // The built image's files are all there and intact: every image that names them passes.
         #expect(!run.output.contains("\"kind\":\"missing\""))
         #expect(!run.output.contains("\"kind\":\"checksum\""))
