@@ -3,8 +3,9 @@ package import LadderManifest
 
 /// Reads one image entry of a manifest (the JSON of a member of its `images`, as
 /// `JSONMemberStream` hands it over) with yajl's tree parser, mapped straight into
-/// `Manifest.ImageEntry`: about a fifth of the work of `JSONDecoder`, which a verify or a merge
-/// of a large catalogue does once per image.
+/// `Manifest.ImageEntry`, which a verify or a merge of a large catalogue does once per image:
+/// two thirds of the CPU of `JSONDecoder` (1.4 s against 2.1 s for verify's 30,000 entries, by
+/// `perf record`), most of it yajl building its tree.
 ///
 /// It reads what ladder writes, and gives what `JSONDecoder` gives for it; whatever it is not
 /// sure of (a value of another type, a duplicate key, a number that is not a plain integer, a
