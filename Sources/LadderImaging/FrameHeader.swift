@@ -4,7 +4,8 @@ internal import CLadderJPEG
 /// What a PNG's or a JPEG's own header says of its frame, read with libpng or libjpeg instead of
 /// libvips. `ladder verify` reads every source's header, and libvips makes a loader object for
 /// each, under a process-wide lock: about 100 µs of one thread, however many threads ask. These
-/// readers take a few microseconds on any thread.
+/// readers take no lock, so every thread reads headers at once (verify at 30,000 sources: 7.5 to
+/// 8.3 s before, 4.1 to 4.9 s after).
 ///
 /// It gives only what libvips' header gives for the same file (`ImageHeader`: the stored size,
 /// the bands and whether one is alpha; the orientation is 1), and nil for whatever it cannot
