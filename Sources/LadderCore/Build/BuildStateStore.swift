@@ -116,13 +116,7 @@ package struct BuildStateStore {
     /// walked, and `unchangedBuild` and `changedSources` then need not look at the files again.
     func recordedVariantsArePresent(isPresent: (String, Int) -> Bool) -> Bool {
         guard let folder, let bytes = try? folder.readFile(scope.buildRecordName) else { return false }
-        for line in bytes.split(separator: 10) where line.first == UInt8(ascii: "v") {
-            let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0].count == 1, let size = Int(String(decoding: fields[1], as: UTF8.self)),
-                isPresent(String(decoding: fields[2], as: UTF8.self), size)
-            else { return false }
-        }
-        return true
+        return BuildRecord.variantsArePresent(bytes, isPresent: isPresent)
     }
 
     /// What changed since the last build's record, when only sources did and few enough

@@ -106,6 +106,24 @@ struct BuildRecord {
         return (lines, scannedAt, skipped, inOtherShards)
     }
 
+    /// True when every `v` line of the record in `bytes` names a file that `isPresent` (path as
+    /// the manifest names it, and size). The lines are read in place, one at a time: a record
+    /// of a million sources has four million lines.
+    static func variantsArePresent(_ bytes: [UInt8], isPresent: (_ path: String, _ bytes: Int) -> Bool) -> Bool {
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: 10) ?? bytes.endIndex
+            let line = bytes[start..<end]
+            start = end + 1
+            guard line.first == UInt8(ascii: "v") else { continue }
+            let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[0].count == 1, let size = Int(String(decoding: fields[1], as: UTF8.self)),
+                isPresent(String(decoding: fields[2], as: UTF8.self), size)
+            else { return false }
+        }
+        return true
+    }
+
     /// The recorded build, when `bytes` hold a record made for exactly `files` with `key` and
     /// every variant file it lists `isPresent` (path as the manifest names it, and size); nil
     /// when anything differs, a source changed too close to the recorded walk to be trusted, or
