@@ -122,6 +122,29 @@ struct NoOpBuildTests {
         #expect(try folder.read(".ladder/manifest-snapshot") == snapshot, "the snapshot as the full build writes it")
     }
 
+    @Test(
+        "a snapshot cut short or deleted since the record sends a build of a few changes to the full build",
+        arguments: ["cut short", "deleted"])
+    func changedSnapshot(damage: String) throws {
+        let folder = try Self.settledProject()
+        let snapshot = try folder.read(".ladder/manifest-snapshot")
+        if damage == "deleted" {
+            try FileManager.default.removeItem(atPath: folder.path(".ladder/manifest-snapshot"))
+        } else {
+            try folder.write(Array(snapshot.prefix(snapshot.count / 2)), to: ".ladder/manifest-snapshot")
+        }
+        try folder.write(try TestImages.gradientJPEG(width: 500, height: 300, seed: 9), to: "photos/p1.jpg")
+        let report = try Pipelines.build(in: folder)
+        #expect(!report.fromChanges && report.built == 1 && report.manifestWritten)
+        let written = try folder.read(".ladder/manifest-snapshot")
+
+        // What a fresh full build of the same sources writes.
+        try FileManager.default.removeItem(atPath: folder.path("build"))
+        try FileManager.default.removeItem(atPath: folder.path(".ladder"))
+        try Pipelines.build(in: folder)
+        #expect(try folder.read(".ladder/manifest-snapshot") == written, "the snapshot written again, whole")
+    }
+
     @Test("whatever changed since the record leads to the full build, which puts back what is missing")
     func changesLeadToTheFullBuild() throws {
         let folder = try Self.settledProject()

@@ -62,7 +62,33 @@ package struct BuildStateStore {
     /// Keeps `manifest`, written as `manifestData`, for the next build to read fast.
     func saveSnapshot(of manifest: Manifest, data manifestData: [UInt8]) {
         let snapshot = ManifestSnapshot(manifestSHA1: Checksum.hex(.sha1, of: manifestData), manifest: manifest)
-        try? folder?.writeAtomically(snapshot.serialized(), to: scope.snapshotName)
+        saveSnapshot(snapshot.serialized())
+    }
+
+    /// Writes a snapshot's bytes; nil bytes, or a write that fails, remove it: the build record
+    /// vouches for the snapshot it finds, which must never be an older manifest's.
+    func saveSnapshot(_ bytes: [UInt8]?) {
+        guard let folder else { return }
+        do {
+            guard let bytes else { return try folder.removeFile(scope.snapshotName) }
+            try folder.writeAtomically(bytes, to: scope.snapshotName)
+        } catch {
+            try? folder.removeFile(scope.snapshotName)
+        }
+    }
+
+    /// The snapshot's status (nil: there is none), which the build record keeps.
+    func snapshotStatus() -> FileStatus? {
+        try? folder?.status(of: scope.snapshotName)
+    }
+
+    /// The snapshot's bytes when it is still the file whose status a build record kept
+    /// (`BuildRecord.identity`), nil otherwise.
+    func snapshotBytes(ifIdentity identity: String?) -> [UInt8]? {
+        guard let identity, let status = snapshotStatus(), BuildRecord.identity(status) == identity,
+            let bytes = try? folder?.readFile(scope.snapshotName), bytes.count == status.size
+        else { return nil }
+        return bytes
     }
 
     // MARK: - Files about to be written

@@ -8,8 +8,8 @@ import Synchronization
 /// or now have, and the manifest, its index, the snapshot, the stat cache and the record are
 /// written from what changed, the other images' bytes copied as the previous build wrote them.
 /// The bytes are those the full build writes; whatever this path cannot vouch for before it
-/// renders (a failure or a warning on record, another shard, a snapshot not of the previous
-/// manifest, a variant to make again for an image that unchanged sources share, a damaged or
+/// renders (a failure or a warning on record, another shard, a snapshot that is not the file
+/// the record names, a variant to make again for an image that unchanged sources share, a damaged or
 /// unexpected file) leaves it to the full build.
 extension Builder {
     /// At most this many changed (or removed) sources take this path.
@@ -49,19 +49,20 @@ extension Builder {
                 limit: Self.changeLimit(sources: files.count),
                 isPresent: inputs.recordedVariantsArePresent
                     ? { _, _ in true } : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
-            indexWriter.isComplete,
+            // The snapshot the recorded build left, still that file (else the full build writes
+            // it again): it is read and spliced on another thread below.
+            let snapshotStatus = store.snapshotStatus(),
+            changes.snapshot == BuildRecord.identity(snapshotStatus)
+        else { return nil }
+        // A changed source is likely to be rendered: start the workers now, so that their
+        // start-up overlaps with reading, hashing and planning (as the full build does).
+        if !changes.changed.isEmpty { workers.prepare() }
+        guard indexWriter.isComplete,
             let oldBytes = try? manifestFolder.readFile(manifestName), oldBytes.count == manifestStatus.size,
             let text = ManifestText(oldBytes), !text.images.isEmpty, var header = text.header(),
             header.failures.isEmpty, header.failureSHA1 == nil, header.shard == nil,
-            let statBytes = try? stateFolder.readFile(StateFolder.statCache),
-            // The snapshot of that manifest (else the full build writes it again).
-            let snapshotBytes = try? stateFolder.readFile(scope.snapshotName),
-            snapshotBytes.starts(with: Array("\(ManifestSnapshot.header) \(Checksum.hex(.sha1, of: oldBytes))\n".utf8)),
-            ManifestSnapshot.isWhole(snapshotBytes, imageCount: text.images.count)
+            let statBytes = try? stateFolder.readFile(StateFolder.statCache)
         else { return nil }
-        // A changed source is likely to be rendered: start the workers now, so that their
-        // start-up overlaps with hashing and planning (as the full build does).
-        if !changes.changed.isEmpty { workers.prepare() }
 
         // What the replaced paths were, from the stat cache (checked against their images below).
         let replaced = Set(changes.replacedPaths)
@@ -160,28 +161,22 @@ extension Builder {
         header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
         let manifestBytes = Self.splice(text, header: header, imageCount: imageCount, changes: newEntries)
 
-        // The snapshot of the new manifest (its SHA1 and the changed entries spliced in) is
-        // made on another thread while the files are made durable and the index and manifest
-        // written.
-        let snapshotMade = DispatchSemaphore(value: 0)
-        let madeSnapshot = Mutex<[UInt8]?>(nil)
-        if manifestBytes != oldBytes && part.failures.isEmpty {
-            let changedEntries = newEntries
-            Thread {
-                let snapshot = ManifestSnapshot.spliced(
-                    snapshotBytes, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: changedEntries)
-                madeSnapshot.withLock { $0 = snapshot }
-                snapshotMade.signal()
-            }.start()
-        } else {
-            snapshotMade.signal()
+        // The snapshot of the new manifest (the old one read, its SHA1 and the changed entries
+        // spliced in) is made on another thread while the files are made durable and the index
+        // and manifest written. Nil: the old one did not read as a snapshot, or a source failed.
+        let manifestWritten = manifestBytes != oldBytes
+        let changedEntries = newEntries
+        let snapshot = Background<[UInt8]?> {
+            guard manifestWritten, part.failures.isEmpty,
+                let old = store.snapshotBytes(ifIdentity: BuildRecord.identity(snapshotStatus))
+            else { return nil }
+            return ManifestSnapshot.spliced(
+                old, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: changedEntries)
         }
-        defer { snapshotMade.wait() }
 
         // Commit: the new files durable, then the index, then the manifest.
         for folder in rendered.touchedFolders.sorted() { try folders.folder(folder, create: false).synchronize() }
         try folders.output.synchronize()
-        let manifestWritten = manifestBytes != oldBytes
         if manifestWritten {
             for (sha1, entry) in newEntries { prefixEntries[sha1] = entry }
             let written = try indexWriter.write(
@@ -194,13 +189,7 @@ extension Builder {
             }
             try manifestFolder.writeAtomically(manifestBytes, to: manifestName)
             try manifestFolder.synchronize()
-            snapshotMade.wait()
-            defer { snapshotMade.signal() }
-            if let snapshot = madeSnapshot.withLock({ $0 }) {
-                try? stateFolder.writeAtomically(snapshot, to: scope.snapshotName)
-            } else {
-                try? stateFolder.removeFile(scope.snapshotName)
-            }
+            store.saveSnapshot(snapshot.value)
         }
 
         // Clean, then keep what saves time next run.
@@ -320,7 +309,8 @@ extension Builder {
             key: Self.recordKey(
                 scope: inputs.scope, descriptions: inputs.descriptions, attempt: inputs.attempt,
                 generator: inputs.generator, failureMemory: store.failureMemoryBytes()),
-            manifest: manifest, skipped: imageCount, inOtherShards: 0, outcomes: outcomes, variants: [],
+            manifest: manifest, snapshot: store.snapshotStatus(), skipped: imageCount, inOtherShards: 0,
+            outcomes: outcomes, variants: [],
             failures: failures, warnings: mismatches)
         store.saveRecord(record.serialized(files: files, variantBytes: variantBytes))
     }

@@ -89,7 +89,8 @@ extension Builder {
             }
         }
         let record = BuildRecord(
-            scannedAt: scannedAt, key: key, manifest: manifestStatus, skipped: manifest.images.count,
+            scannedAt: scannedAt, key: key, manifest: manifestStatus, snapshot: store.snapshotStatus(),
+            skipped: manifest.images.count,
             inOtherShards: work.inOtherShardsCount, outcomes: outcomes, variants: variants,
             failures: manifest.failures, warnings: mismatches)
         store.save(record, files: files)

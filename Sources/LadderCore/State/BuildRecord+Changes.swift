@@ -13,6 +13,8 @@ extension BuildRecord {
         var replacedPaths: [String]
         /// The record's `v` lines, each with its line feed, in the manifest's order.
         var variantLines: [ArraySlice<UInt8>]
+        /// The manifest snapshot's identity as the record has it (`identity`), nil for none.
+        var snapshot: String?
     }
 
     /// The sources that changed since the build recorded in `bytes`, when everything else is as
@@ -35,7 +37,7 @@ extension BuildRecord {
             guard fields.count == 8, fields[6].elementsEqual([Outcome.upToDate.rawValue]) else { return nil }
             recorded.append((fields[7], line))
         }
-        var changes = Changes(changed: [], replacedPaths: [], variantLines: [])
+        var changes = Changes(changed: [], replacedPaths: [], variantLines: [], snapshot: opened.snapshot)
         var taken = Array(repeating: false, count: recorded.count)
         var expected: [UInt8] = []
         // Most paths are where they were: compare in step, and look a path up only after the
@@ -98,7 +100,8 @@ extension BuildRecord {
     func serialized(files: [SourceFile], variantBytes: [UInt8]) -> [UInt8]? {
         guard
             var bytes = BuildRecord(
-                scannedAt: scannedAt, key: key, manifest: manifest, skipped: skipped, inOtherShards: inOtherShards,
+                scannedAt: scannedAt, key: key, manifest: manifest, snapshot: snapshot, skipped: skipped,
+                inOtherShards: inOtherShards,
                 outcomes: outcomes, variants: [], failures: [:], warnings: []
             ).serialized(files: files)
         else { return nil }

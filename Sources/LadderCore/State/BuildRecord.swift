@@ -11,11 +11,14 @@ import Foundation
 ///
 /// The format is text, one record per line, fields separated by tabs, in this order:
 ///
-///     ladder-build-record 1
+///     ladder-build-record 2
 ///     scanned <ns>                       when the walk started (sources changed within
 ///                                        StatCache.racyWindow of it are not trusted)
 ///     key <sha1>                         of everything besides the sources that decides the manifest
 ///     manifest <device> <inode> <size> <mtime> <ctime>
+///     snapshot <device> <inode> <size> <mtime> <ctime>   the manifest's snapshot, as that build
+///                                        left it (`-`: none); a build of a few changes copies it
+///                                        when it is still that file
 ///     counts <skipped> <inOtherShards>
 ///     s <device> <inode> <size> <mtime> <ctime> <u|o|f> <path>   one per source, in walk order
 ///     v <bytes> <path>                   one per variant file (and format sibling) the manifest
@@ -33,11 +36,13 @@ struct BuildRecord {
         case failed = 102  // "f"
     }
 
-    static let header = "ladder-build-record 1"
+    static let header = "ladder-build-record 2"
 
     var scannedAt: Int64
     var key: String
     var manifest: FileStatus
+    /// The manifest snapshot's status when the record was written: nil when there was none.
+    var snapshot: FileStatus?
     var skipped: Int
     var inOtherShards: Int
     var outcomes: [Outcome]
@@ -51,7 +56,8 @@ struct BuildRecord {
     /// text holds a tab or a line feed.
     func serialized(files: [SourceFile]) -> [UInt8]? {
         var bytes = Array("\(Self.header)\nscanned\t\(scannedAt)\nkey\t\(key)\n".utf8)
-        bytes += Array("manifest\t\(Self.identity(manifest))\ncounts\t\(skipped)\t\(inOtherShards)\n".utf8)
+        bytes += Array("manifest\t\(Self.identity(manifest))\nsnapshot\t\(snapshot.map(Self.identity) ?? "-")\n".utf8)
+        bytes += Array("counts\t\(skipped)\t\(inOtherShards)\n".utf8)
         let texts =
             files.map(\.path) + variants.map(\.path) + failures.flatMap { [$0.key, $0.value] }
             + warnings.flatMap { [$0.path, $0.message] }
@@ -80,11 +86,14 @@ struct BuildRecord {
 
     // MARK: - Reading
 
-    /// The record's lines after its opening ones, with what those say, when the record is whole
-    /// and was made with `key` for the manifest file `manifest`; nil otherwise.
+    /// The record's lines after its opening ones, with what those say (`snapshot`: the
+    /// snapshot's identity as `identity` writes it, nil for none), when the record is whole and
+    /// was made with `key` for the manifest file `manifest`; nil otherwise.
     static func opening(
         _ bytes: [UInt8], key: String, manifest: FileStatus
-    ) -> (lines: ArraySlice<ArraySlice<UInt8>>, scannedAt: Int64, skipped: Int, inOtherShards: Int)? {
+    ) -> (
+        lines: ArraySlice<ArraySlice<UInt8>>, scannedAt: Int64, snapshot: String?, skipped: Int, inOtherShards: Int
+    )? {
         var lines = bytes.split(separator: 10, omittingEmptySubsequences: false)[...]
         guard lines.last?.isEmpty == true else { return nil }  // cut short
         lines.removeLast()
@@ -100,10 +109,11 @@ struct BuildRecord {
             take("key") == [key], manifest.kind == .regular,
             take("manifest")
                 == identity(manifest).split(separator: "\t", omittingEmptySubsequences: false).map(String.init),
+            let snapshot = take("snapshot"), snapshot == ["-"] || snapshot.count == 5,
             let counts = take("counts"), counts.count == 2, let skipped = Int(counts[0]),
             let inOtherShards = Int(counts[1])
         else { return nil }
-        return (lines, scannedAt, skipped, inOtherShards)
+        return (lines, scannedAt, snapshot == ["-"] ? nil : snapshot.joined(separator: "\t"), skipped, inOtherShards)
     }
 
     /// True when every `v` line of the record in `bytes` names a file that `isPresent` (path as
@@ -157,7 +167,7 @@ struct BuildRecord {
             outcomes.append(outcome)
         }
         var record = BuildRecord(
-            scannedAt: scannedAt, key: key, manifest: manifest,
+            scannedAt: scannedAt, key: key, manifest: manifest, snapshot: nil,
             skipped: skipped, inOtherShards: inOtherShards, outcomes: outcomes, variants: [], failures: [:],
             warnings: [])
         for line in lines {
