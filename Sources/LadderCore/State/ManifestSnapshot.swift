@@ -140,45 +140,6 @@ struct ManifestSnapshot: Equatable {
         return out.bytes
     }
 
-    /// Whether `bytes` are a whole snapshot of a manifest with `imageCount` images: every line a
-    /// known record with its number of fields, and the last one ended. Cheaper than reading it,
-    /// for a build that only copies its lines (`spliced`).
-    static func isWhole(_ bytes: [UInt8], imageCount: Int) -> Bool {
-        guard bytes.last == UInt8(ascii: "\n"), let headerEnd = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
-            return false
-        }
-        // The most frequent first.
-        let kinds: [(name: [UInt8], fields: ClosedRange<Int>)] = [
-            ("variant", 9...11), ("image", 8...8), ("source", 1...1), ("placeholder", 3...3), ("format", 5...5),
-            ("version", 1...1), ("generator", 4...4), ("failure", 2...2), ("failure-sha1", 2...2),
-            ("shard", 4...4), ("recipe", 2...2), ("recipe-lines", 1...Int.max),
-        ].map { (Array($0.0.utf8), $0.1) }
-        return bytes.withUnsafeBufferPointer { buffer in
-            var images = 0
-            var lineStart = headerEnd + 1
-            var kindEnd: Int?
-            var tabs = 0
-            for index in lineStart..<buffer.count {
-                switch buffer[index] {
-                case UInt8(ascii: "\t"):
-                    if kindEnd == nil { kindEnd = index }
-                    tabs += 1
-                case UInt8(ascii: "\n"):
-                    let kind = UnsafeBufferPointer(rebasing: buffer[lineStart..<(kindEnd ?? index)])
-                    guard let known = kinds.first(where: { $0.name.elementsEqual(kind) }), known.fields.contains(tabs)
-                    else { return false }
-                    if known.name == kinds[1].name { images += 1 }  // an image
-                    lineStart = index + 1
-                    kindEnd = nil
-                    tabs = 0
-                default:
-                    continue
-                }
-            }
-            return images == imageCount
-        }
-    }
-
     // MARK: - Reading
 
     /// Reads a serialized snapshot; nil when it is damaged in any way.
