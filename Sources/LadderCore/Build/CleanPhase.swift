@@ -35,7 +35,8 @@ struct CleanPhase {
         var stale = owned.subtracting(Self.variantFiles(of: manifest, prefix: prefix))
             .filter(scope.owns(variantPath:))
         guard !stale.isEmpty else { return 0 }
-        stale.subtract(OutputOwnership.filesOfOtherManifests(scope.configuration, ownPartials: false))
+        let others = OutputOwnership.filesOfOtherManifests(scope.configuration, ownPartials: false)
+        stale = stale.filter { !others.contains($0) }
         let output = folders.output
         var removed = 0
         for (folderName, paths) in Dictionary(grouping: stale, by: { ContentAddress.split($0)!.folder }) {

@@ -28,7 +28,7 @@ final class ImageChecks: Sendable {
         /// Each source path the images name (as bytes), with its image's key.
         var listed: [[UInt8]: String] = [:]
         /// The images' files, relative to the output folder.
-        var known: Set<String> = []
+        var known = PathSet()
     }
 
     let found = Mutex(Found())
@@ -83,7 +83,7 @@ final class ImageChecks: Sendable {
             found.problems += problems
             if let replay { found.replays.append(replay) }
             found.variants += entry.variants.count
-            if let first = entry.sources.sorted().first { found.sourceNames[key] = first }
+            if options.namesImages, let first = entry.sources.min() { found.sourceNames[key] = first }
             for path in entry.sources { found.listed[Array(path.utf8)] = key }
             found.known.formUnion(paths)
         }

@@ -25,15 +25,15 @@ struct OrphanPhase {
 
     /// The files of the output folder that are not in `known` (the images' files, as `paths(of:)`
     /// gives them), the manifest of `imageCount` images and its index, or another manifest's.
-    func problems(known images: Set<String>, imageCount: Int, output: Directory) -> [VerificationProblem] {
-        var known = images
-        if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
-            known.insert(manifestInside)
-            known.formUnion(ManifestIndexWriter.pathsInOutput(manifestInside, imageCount: imageCount))
-        }
+    func problems(known images: PathSet, imageCount: Int, output: Directory) -> [VerificationProblem] {
         // Other pipelines may share the output folder: what their manifests list is theirs.
-        known.insert(OutputOwnership.lockFileName)
-        known.formUnion(OutputOwnership.filesOfOtherManifests(configuration, ownPartials: true))
+        var others = OutputOwnership.filesOfOtherManifests(configuration, ownPartials: true)
+        if let manifestInside = FilePath.relative(configuration.manifestPath, to: configuration.outputDirectory) {
+            others.insert(manifestInside)
+            others.formUnion(ManifestIndexWriter.pathsInOutput(manifestInside, imageCount: imageCount))
+        }
+        others.insert(OutputOwnership.lockFileName)
+        func isKnown(_ path: String) -> Bool { images.contains(path) || others.contains(path) }
         var problems: [VerificationProblem] = []
         func walk(_ directory: Directory, _ relative: String) {
             guard let names = try? directory.entries() else { return }
@@ -43,7 +43,7 @@ struct OrphanPhase {
                 switch status.kind {
                 case .directory:
                     if let child = try? directory.subdirectory(name, create: false) { walk(child, path) }
-                case .regular where known.contains(path):
+                case .regular where isKnown(path):
                     continue
                 default:
                     let what =
