@@ -113,7 +113,7 @@ struct VerifyCommand: LadderCommand {
             configuration: configuration,
             options: Verifier.Options(
                 replay: replay, profiles: profiles, chunkBytes: chunkBytes, jobs: jobs, frames: gallery, deep: deep,
-                cachesReplays: cachesReplays))
+                cachesReplays: cachesReplays, namesImages: junitPath != nil))
         let report = verifier.run()
 
         if let junitPath {

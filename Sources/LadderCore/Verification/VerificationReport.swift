@@ -37,7 +37,8 @@ package struct VerificationReport: Sendable, Equatable {
     package var problems: [VerificationProblem]
     /// Replays of the progressive variants, when asked for.
     package var replays: [ImageReplay]
-    /// Each image's first source path, by SHA1, for naming images in reports.
+    /// Each image's first source path, by SHA1, for naming images in reports (empty unless
+    /// `Verifier.Options.namesImages`).
     package var sourceNames: [String: String]
 
     package var isOK: Bool { problems.isEmpty }

@@ -33,10 +33,14 @@ package struct Verifier: Sendable {
         package var deep: Bool
         /// Reuse replay results of unchanged files from the state folder, and store new ones.
         package var cachesReplays: Bool
+        /// Report each image's first source (`VerificationReport.sourceNames`, which JUnit
+        /// output names its test cases after); a million images' take about 150 MB.
+        package var namesImages: Bool
 
         package init(
             replay: Bool = false, profiles: [String] = [], chunkBytes: Int? = nil, jobs: Int = Defaults.jobs,
-            frames: (any FrameCollecting)? = nil, deep: Bool = false, cachesReplays: Bool = true
+            frames: (any FrameCollecting)? = nil, deep: Bool = false, cachesReplays: Bool = true,
+            namesImages: Bool = true
         ) {
             self.replay = replay
             self.profiles = profiles
@@ -45,6 +49,7 @@ package struct Verifier: Sendable {
             self.frames = frames
             self.deep = deep
             self.cachesReplays = cachesReplays
+            self.namesImages = namesImages
         }
 
         /// True when images are replayed: asked for, or needed by a profile or a budget.
