@@ -56,7 +56,9 @@ package struct ManifestMerger: Sendable {
                 partials.append(
                     Partial(name: name, header: stream.header, imageCount: stream.imageCount) {
                         let images = try stream.images()
-                        return ImageReader { () throws(ManifestStream.Failure) in try images.next(atLeast: 256) }
+                        return ImageReader(prefetching: true) { () throws(ManifestStream.Failure) in
+                            try images.next(atLeast: 256)
+                        }
                     })
             } catch {
                 report.problems.append(MergeProblem(path: path, kind: .unreadable, message: Self.message(error)))
@@ -126,25 +128,43 @@ package struct ManifestMerger: Sendable {
     }
 
     /// The images of a partial manifest, one at a time in its order, read a batch at a time.
+    /// With `prefetching`, the next batch is read on a thread of its own while this one is
+    /// handed over: reading (yajl's parse into the model) is half of a merge's work, and
+    /// checking or writing the images the other half.
     final class ImageReader {
-        private let readBatch: () throws -> [(key: String, entry: Manifest.ImageEntry)]
-        private var batch: [(key: String, entry: Manifest.ImageEntry)] = []
+        typealias Batch = [(key: String, entry: Manifest.ImageEntry)]
+        /// The reading function, handed to one thread at a time: the next batch is read only
+        /// once the one before it has been taken.
+        private struct Reading: @unchecked Sendable {
+            let read: () throws -> Batch
+        }
+
+        private let readBatch: () throws -> Batch
+        private let prefetching: Bool
+        private var prefetched: Background<Result<Batch, any Error>>?
+        private var batch: Batch = []
         private var position = 0
         private var ended = false
 
-        init(readBatch: @escaping () throws -> [(key: String, entry: Manifest.ImageEntry)]) {
+        init(prefetching: Bool = false, readBatch: @escaping () throws -> Batch) {
             self.readBatch = readBatch
+            self.prefetching = prefetching
         }
 
         /// The next image; nil at the end.
         func next() throws -> (key: String, entry: Manifest.ImageEntry)? {
             if position == batch.count {
                 if ended { return nil }
-                batch = try readBatch()
+                batch = try (prefetched?.value ?? Result { try readBatch() }).get()
+                prefetched = nil
                 position = 0
                 if batch.isEmpty {
                     ended = true
                     return nil
+                }
+                if prefetching {
+                    let reading = Reading(read: readBatch)
+                    prefetched = Background { Result { try reading.read() } }
                 }
             }
             defer { position += 1 }
