@@ -9,8 +9,8 @@ import Synchronization
 /// written from what changed, the other images' bytes copied as the previous build wrote them.
 /// The bytes are those the full build writes; whatever this path cannot vouch for before it
 /// renders (a failure or a warning on record, another shard, a snapshot that is not the file
-/// the record names, a variant to make again for an image that unchanged sources share, a damaged or
-/// unexpected file) leaves it to the full build.
+/// the record names, a variant to make again for an image that unchanged sources share, a
+/// damaged or unexpected file) leaves it to the full build.
 extension Builder {
     /// At most this many changed (or removed) sources take this path.
     static func changeLimit(sources: Int) -> Int { max(64, sources / 20) }
