@@ -27,6 +27,13 @@ struct JSONTextWriter {
         keys.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
     }
 
+    /// True when every variant's name in `variants` is plain, and every format's of each.
+    static func isPlain<Variant, Format>(
+        variants: [String: Variant], formats: (Variant) -> [String: Format]?
+    ) -> Bool {
+        isPlain(variants.keys) && variants.values.allSatisfy { isPlain((formats($0) ?? [:]).keys) }
+    }
+
     /// Keys in the order `sortedKeys` writes them (plain keys only).
     static func sorted(_ keys: some Sequence<String>) -> [String] {
         keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

@@ -4,10 +4,7 @@
 
 extension Manifest.ImageEntry {
     /// True when every key this entry writes is plain (`JSONTextWriter.isPlain`).
-    var hasPlainKeys: Bool {
-        JSONTextWriter.isPlain(variants.keys)
-            && variants.values.allSatisfy { JSONTextWriter.isPlain(($0.formats ?? [:]).keys) }
-    }
+    var hasPlainKeys: Bool { JSONTextWriter.isPlain(variants: variants, formats: \.formats) }
 
     /// Writes the entry as `ImageEntry.encode(to:)` encodes it.
     func write(to json: inout JSONTextWriter) {
@@ -73,10 +70,7 @@ extension ManifestIndex {
     /// The file's bytes when every key is plain; nil otherwise (`JSONEncoder` writes them).
     func plainText() -> [UInt8]? {
         guard JSONTextWriter.isPlain(images.keys),
-            images.values.allSatisfy({ entry in
-                JSONTextWriter.isPlain(entry.variants.keys)
-                    && entry.variants.values.allSatisfy { JSONTextWriter.isPlain(($0.formats ?? [:]).keys) }
-            })
+            images.values.allSatisfy({ JSONTextWriter.isPlain(variants: $0.variants, formats: \.formats) })
         else { return nil }
         var json = JSONTextWriter(pretty: false, capacity: 1024 * (images.count + 1))
         json.object { json in

@@ -58,6 +58,12 @@ struct ManifestTests {
             sibling.scanEnds = number % 5 == 0 ? [] : [1, 2]
             sibling.script = number % 6 == 0 ? "0,1,2: 0-0, 0, 0; 0: 1-63, 0, 0" : nil
             entry.variants = number % 7 == 0 ? [:] : ["full": sibling, "small_thumb": variant]
+            // Names that are not plain ASCII (left to JSONEncoder), a variant's and a format's.
+            if number % 9 == 4 {
+                entry.variants["\u{ff5e}"] = variant
+                entry.variants["\u{1f600}"] = sibling
+                entry.variants["full"]?.formats = ["\u{e9}": .init(path: "a/\u{e9}.webp", bytes: 1, sha256: "00")]
+            }
             manifest.images[String(format: "%08x", number * 104_729) + String(repeating: "c", count: 32)] = entry
         }
         manifest.recipes = ["9b1e04d2": ["box 2560x2560", "quality 85"], "0000": []]

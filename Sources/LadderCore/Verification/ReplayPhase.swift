@@ -10,6 +10,16 @@ struct ReplayPhase: Sendable {
     let outputLabel: String
     let options: Verifier.Options
     let cache: ReplayCache?
+    /// The output folder relative to the manifest's: worked out once, not once an image.
+    private let prefix: String
+
+    init(configuration: PipelineConfiguration, outputLabel: String, options: Verifier.Options, cache: ReplayCache?) {
+        self.configuration = configuration
+        self.outputLabel = outputLabel
+        self.options = options
+        self.cache = cache
+        prefix = configuration.outputPrefixInManifest
+    }
 
     /// What the phase found of one image: the replay's findings and the rungs of its timeline.
     struct Result {
@@ -36,7 +46,7 @@ struct ReplayPhase: Sendable {
         let ordered = bySize.filter { $0.recipe.name != full.recipe.name } + [full]
         let label =
             outputLabel + "/"
-            + (FilePath.relative(full.entry.path, to: configuration.outputPrefixInManifest) ?? full.entry.path)
+            + (FilePath.relative(full.entry.path, to: prefix) ?? full.entry.path)
         var replayOptions = ProgressiveReplay.Options(
             chunkBytes: options.chunkBytes ?? configuration.replay.chunkBytes,
             firstPaintBudget: configuration.replay.firstPaintBudget,
