@@ -36,7 +36,7 @@ struct JSONTextWriter {
 
     /// Keys in the order `sortedKeys` writes them (plain keys only).
     static func sorted(_ keys: some Sequence<String>) -> [String] {
-        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        keys.sorted { $0.utf8Precedes($1) }
     }
 
     mutating func object(_ members: (inout JSONTextWriter) -> Void) {

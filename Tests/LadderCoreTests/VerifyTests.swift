@@ -87,6 +87,36 @@ struct VerifyTests {
         #expect(found.contains("photos/p1.jpg stale"))
     }
 
+    @Test("unknown files at every depth of the output folder are reported, names that are not UTF-8 too")
+    func orphansEverywhere() throws {
+        let folder = try Self.builtProject(photos: 4)
+        let full = try Self.files("full", in: folder)
+        let inFolder = FilePath.parent(full[0])
+        try folder.write("x", to: "build/variants/\(inFolder)/stray.jpg")
+        try folder.write("x", to: "build/variants/\(inFolder)/deeper/still/stray.txt")
+        try folder.write("x", to: "build/variants/zz/stray.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("build/variants/\(inFolder)/link.jpg"), withDestinationPath: "/etc/hostname")
+        let latin1 = folder.path("build/variants/\(inFolder)/caf")
+        let descriptor = (Array(latin1.utf8) + [0xE9, 0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        let report = try Self.verify(folder)
+        let orphans = report.problems.filter { $0.kind.rawValue == "orphan" }.map { "\($0.path): \($0.message)" }
+        #expect(
+            orphans.sorted()
+                == [
+                    "build/variants/\(inFolder): 1 name(s) that are not valid UTF-8, which no manifest can know",
+                    "build/variants/\(inFolder)/deeper/still/stray.txt: a file the manifest does not know",
+                    "build/variants/\(inFolder)/link.jpg: a symbolic link the manifest does not know",
+                    "build/variants/\(inFolder)/stray.jpg: a file the manifest does not know",
+                    "build/variants/zz/stray.txt: a file the manifest does not know",
+                ].sorted(), "\(orphans)")
+        #expect(report.problems.count == orphans.count, "\(report.problems)")
+    }
+
     @Test("GPS, an orientation tag or extra tags in a variant break the metadata policy")
     func metadataPolicy() throws {
         let folder = try Self.builtProject(photos: 1)

@@ -1,4 +1,5 @@
 import Foundation
+import LadderManifest
 
 /// Finds the source files of a pipeline: regular files under the source folders that the
 /// include and exclude patterns select.
@@ -44,7 +45,7 @@ package struct SourceWalker {
         }
         context.skipped += Self.nameTwins(context.files.values.map(\.path))
         return Result(
-            files: context.files.values.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) },
+            files: context.files.values.sorted { $0.path.utf8Precedes($1.path) },
             warnings: context.skipped.sorted { $0.path < $1.path })
     }
 
@@ -128,7 +129,7 @@ package struct SourceWalker {
         // Swift compares strings by canonical equivalence, so "é" and "e\u{301}" fall together.
         let groups = Dictionary(grouping: paths) { $0.lowercased() }
         return groups.values.filter { $0.count > 1 }.map { group in
-            let sorted = group.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let sorted = group.sorted { $0.utf8Precedes($1) }
 
             return SourceWarning(
                 path: sorted[0],

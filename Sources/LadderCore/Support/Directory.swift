@@ -1,4 +1,5 @@
 @preconcurrency import Foundation
+import LadderManifest
 import Synchronization
 
 /// An open folder. Everything ladder writes goes through one of these, relative to its file
@@ -84,13 +85,26 @@ package final class Directory: @unchecked Sendable {
     /// The names in this folder, sorted by their bytes unless `sorted` is false, and how many
     /// names are not valid UTF-8 (such names cannot be written in a manifest, so they are left out).
     package func listing(sorted: Bool = true) throws(FileSystemError) -> (names: [String], undecodable: Int) {
+        let (entries, undecodable) = try kindedListing()
+        let names = entries.map(\.name)
+        guard sorted else { return (names, undecodable) }
+        // By bytes: names that differ only by Unicode normalization stay distinct and ordered.
+        return (names.sorted { $0.utf8Precedes($1) }, undecodable)
+    }
+
+    /// The names in this folder in the order the file system gives them, each with its kind as
+    /// the listing tells it (nil when the file system does not, and `status(of:)` must), and
+    /// how many names are not valid UTF-8: a walk of a large folder without a call per name.
+    package func kindedListing() throws(FileSystemError) -> (
+        entries: [(name: String, kind: FileStatus.Kind?)], undecodable: Int
+    ) {
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             throw FileSystemError.current("list", path)
         }
         defer { closedir(stream) }
         rewinddir(stream)
-        var names: [String] = []
+        var entries: [(name: String, kind: FileStatus.Kind?)] = []
         var undecodable = 0
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
@@ -100,12 +114,10 @@ package final class Directory: @unchecked Sendable {
                 undecodable += 1
                 continue
             }
-            if name != "." && name != ".." { names.append(name) }
+            guard name != "." && name != ".." else { continue }
+            entries.append((name, FileStatus.Kind(directoryEntryType: entry.pointee.d_type)))
         }
-        guard sorted else { return (names, undecodable) }
-        // By bytes: names that differ only by Unicode normalization stay distinct and ordered.
-        return (names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, undecodable)
-
+        return (entries, undecodable)
     }
 
     /// Reads the regular file `name` whole, refusing symbolic links, special files (a FIFO
@@ -408,6 +420,18 @@ package final class Directory: @unchecked Sendable {
 package struct FileStatus: Sendable, Hashable, Codable {
     package enum Kind: String, Sendable, Codable {
         case regular, directory, symbolicLink, other
+
+        /// The kind a folder listing's `d_type` names; nil for `DT_UNKNOWN`, which some file
+        /// systems give for every name.
+        init?(directoryEntryType type: UInt8) {
+            switch Int32(type) {
+            case Int32(DT_REG): self = .regular
+            case Int32(DT_DIR): self = .directory
+            case Int32(DT_LNK): self = .symbolicLink
+            case Int32(DT_UNKNOWN): return nil
+            default: self = .other
+            }
+        }
     }
 
     package var kind: Kind

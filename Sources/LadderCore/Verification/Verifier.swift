@@ -133,7 +133,7 @@ package struct Verifier: Sendable {
         problems += found.problems
         problems += indexProblems
         problems += OrphanPhase(configuration: configuration, outputLabel: outputLabel)
-            .problems(known: found.known, imageCount: stream.imageCount, output: output)
+            .problems(known: found.known, imageCount: stream.imageCount, output: output, jobs: options.jobs)
         switch walked {
         case .done(let digests)?: problems += sourcePhase.problems(header, listed: found.listed, digests)
         case .stopped(let problem)?: problems.append(problem)
