@@ -21,7 +21,34 @@ package struct JPEGScan: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// jpegtran notation: "0,1,2: 0-0, 0, 0".
     package var description: String {
-        components.map(String.init).joined(separator: ",") + ": \(ss)-\(se), \(ah), \(al)"
+        var text: [UInt8] = []
+        appendDescription(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `description`'s UTF-8 to `text`: verify compares every progressive file's script
+    /// with the manifest's text, and interpolation would cost more than the rest of that check.
+    package func appendDescription(to text: inout [UInt8]) {
+        func number(_ value: Int) {
+            if value < 0 || value > 99 {
+                text += String(value).utf8
+                return
+            }
+            if value > 9 { text.append(UInt8(ascii: "0") + UInt8(value / 10)) }
+            text.append(UInt8(ascii: "0") + UInt8(value % 10))
+        }
+        for (index, component) in components.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ",")) }
+            number(component)
+        }
+        text += ": ".utf8
+        number(ss)
+        text.append(UInt8(ascii: "-"))
+        number(se)
+        text += ", ".utf8
+        number(ah)
+        text += ", ".utf8
+        number(al)
     }
 }
 

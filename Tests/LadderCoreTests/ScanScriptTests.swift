@@ -27,6 +27,11 @@ struct ScanScriptTests {
         #expect(script.scans[1] == JPEGScan(components: [0], ss: 1, se: 9, ah: 0, al: 0))
         try script.validate(componentCount: 3)
         #expect(try ScanScript(parsing: script.description) == script)
+        // The text manifests record and verify compares byte for byte.
+        #expect(script.description == "0,1,2: 0-0, 0, 0; 0: 1-9, 0, 0; 2: 1-63, 0, 0; 1: 1-63, 0, 0; 0: 10-63, 0, 0;")
+        #expect(
+            ScanScript([JPEGScan(components: [0, 10], ss: 100, se: 7, ah: 13, al: -1)]).description
+                == "0,10: 100-7, 13, -1;")
     }
 
     @Test(

@@ -27,7 +27,16 @@ package struct ScanScript: Sendable, Hashable, CustomStringConvertible {
     ])
 
     /// jpegtran's `-scans` notation, one scan per clause: "0,1,2: 0-0, 0, 0; 0: 1-63, 0, 1; ...".
-    package var description: String { scans.map { "\($0);" }.joined(separator: " ") }
+    package var description: String {
+        var text: [UInt8] = []
+        text.reserveCapacity(scans.count * 20)
+        for (index, scan) in scans.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: " ")) }
+            scan.appendDescription(to: &text)
+            text.append(UInt8(ascii: ";"))
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     // MARK: - Parsing
 
