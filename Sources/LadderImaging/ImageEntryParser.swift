@@ -118,17 +118,21 @@ package enum ImageEntryParser {
 
         var isNull: Bool { type == yajl_t_null }
 
-        /// An object's members by key; nil when this is not an object or a key repeats.
+        /// An object's members; nil when this is not an object or a key repeats. An entry's
+        /// objects have a dozen members at most: finding one by comparing its key's bytes costs
+        /// less than a dictionary of Swift strings.
         func fields() -> Fields? {
             guard type == yajl_t_object else { return nil }
             let object = value.pointee.u.object
-            var members: [String: Node] = [:]
-            members.reserveCapacity(object.len)
             for index in 0..<object.len {
-                guard let key = object.keys[index], let member = object.values[index] else { return nil }
-                guard members.updateValue(Node(member), forKey: String(cString: key)) == nil else { return nil }
+                guard let key = object.keys[index], object.values[index] != nil else { return nil }
+                for earlier in 0..<index where Fields.equal(key, object.keys[earlier]!) { return nil }
             }
-            return Fields(members: members)
+            // An empty object's arrays are null.
+            guard object.len > 0, let keys = object.keys, let values = object.values else {
+                return Fields(keys: nil, values: nil, count: 0)
+            }
+            return Fields(keys: keys, values: values, count: object.len)
         }
 
         func array<Element>(of element: (Node) -> Element?) -> [Element]? {
@@ -146,26 +150,50 @@ package enum ImageEntryParser {
         func dictionary<Value>(of element: (Node) -> Value?) -> [String: Value]? {
             guard let fields = fields() else { return nil }
             var values: [String: Value] = [:]
-            values.reserveCapacity(fields.members.count)
-            for (key, node) in fields.members {
-                guard let read = element(node) else { return nil }
-                values[key] = read
+            values.reserveCapacity(fields.count)
+            for index in 0..<fields.count {
+                guard let read = element(Node(fields.values![index]!)) else { return nil }
+                values[String(cString: fields.keys![index]!)] = read
             }
             return values
         }
     }
 
-    /// An object's members.
+    /// An object's members, as yajl holds them (keys checked to be distinct).
     private struct Fields {
-        let members: [String: Node]
+        let keys: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+        let values: UnsafeMutablePointer<yajl_val?>?
+        let count: Int
 
-        subscript(key: String) -> Node? { members[key] }
+        subscript(key: StaticString) -> Node? {
+            guard let keys, let values else { return nil }
+            for index in 0..<count where Self.equal(keys[index]!, key) { return Node(values[index]!) }
+            return nil
+        }
 
         /// An optional member as `decodeIfPresent` reads it: `.some(nil)` when absent or null,
         /// nil when it has another type.
-        func optional<Value>(_ key: String, _ read: (Node) -> Value?) -> Value?? {
-            guard let node = members[key], !node.isNull else { return .some(nil) }
+        func optional<Value>(_ key: StaticString, _ read: (Node) -> Value?) -> Value?? {
+            guard let node = self[key], !node.isNull else { return .some(nil) }
             return read(node).map { .some($0) }
+        }
+
+        /// True when the C string `text` is `key`.
+        static func equal(_ text: UnsafePointer<CChar>, _ key: StaticString) -> Bool {
+            let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+            let expected = key.utf8Start
+            for index in 0..<key.utf8CodeUnitCount where bytes[index] != expected[index] { return false }
+            return bytes[key.utf8CodeUnitCount] == 0
+        }
+
+        /// True when two C strings are the same.
+        static func equal(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {
+            var index = 0
+            while a[index] == b[index] {
+                if a[index] == 0 { return true }
+                index += 1
+            }
+            return false
         }
     }
 }
