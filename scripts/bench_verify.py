@@ -4,9 +4,11 @@
 1. Plain verify against sha256sum. N images are generated (see `generate`) and built once with
    the default pipeline. Then, in each round and in
    alternating order: `sha256sum` over every file verify reads (the sources, every variant and
-   the manifest; one process, as CI would run it), and `ladder verify` (SHA-1 of every source,
-   SHA-256 and the segment structure of every variant, all cores); with --baseline, an earlier
-   ladder's verify too. Files are read once before timing, so all read from the page cache. The
+   the manifest; one process, as CI would run it), `ladder verify --no-cache` (SHA-1 of every
+   source, SHA-256 and the segment structure of every variant, the placeholder's variant
+   decoded, all cores), and `ladder verify` again (the placeholder checks that held on the run
+   before are not decoded again, as on CI's next commit); with --baseline, an earlier ladder's
+   `verify --no-cache` too. Files are read once before timing, so all read from the page cache. The
    figure is the median of the per-round ratios of wall times; CPU times (user + system) are
    printed beside them.
    `ladder verify --deep` (which decodes every variant) is timed beside them for comparison.
@@ -148,10 +150,11 @@ def measure_verify(args, work, ladder, deep=True):
     with open(listing, "wb") as f:
         f.write(b"\0".join(path.encode() for path in files))
     commands = [("sha256sum", ["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"]),
-                ("verify", [ladder, "verify", "--quiet"])]
+                ("verify", [ladder, "verify", "--quiet", "--no-cache"]),
+                ("again", [ladder, "verify", "--quiet"])]
     baseline = getattr(args, "baseline", None)
     if baseline:
-        commands.append(("baseline", [os.path.abspath(baseline), "verify", "--quiet"]))
+        commands.append(("baseline", [os.path.abspath(baseline), "verify", "--quiet", "--no-cache"]))
     for _, command in commands:
         run(command, work)  # warm the page cache
     rows = []
@@ -165,8 +168,9 @@ def measure_verify(args, work, ladder, deep=True):
         print(f"  round {round_index + 1}: " + ", ".join(
             f"{k} {wall:.2f} s ({cpu:.2f} s CPU)" for k, (wall, cpu) in times.items()), file=sys.stderr)
     names = [name for name, _ in commands] + (["deep"] if deep else [])
-    labels = {"sha256sum": "`xargs -0 sha256sum` (one process)", "verify": "`ladder verify`",
-              "baseline": f"`ladder verify`, baseline ({baseline})", "deep": "`ladder verify --deep`"}
+    labels = {"sha256sum": "`xargs -0 sha256sum` (one process)", "verify": "`ladder verify --no-cache`",
+              "again": "`ladder verify`, its run before kept", "deep": "`ladder verify --deep`",
+              "baseline": f"`ladder verify --no-cache`, baseline ({baseline})"}
 
     def ratio(name, round_row):
         return round_row[name][0] / round_row["sha256sum"][0]

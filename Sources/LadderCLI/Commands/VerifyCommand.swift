@@ -31,7 +31,8 @@ struct VerifyCommand: LadderCommand {
             help: "Decode every variant, even those whose SHA-256 matches the manifest, and every source with alpha."),
         OptionSpec(names: ["--replay"], help: "Replay the progressive loading of every full-size variant."),
         OptionSpec(
-            names: ["--no-cache"], help: "Replay every image again instead of reusing the results of unchanged files."),
+            names: ["--no-cache"],
+            help: "Decode and replay every image again instead of reusing the results of unchanged files."),
         OptionSpec(
             names: ["--profile"], value: "NAME",
             help:
@@ -58,7 +59,7 @@ struct VerifyCommand: LadderCommand {
     var configPath = "pipeline.json"
     var replay = false
     var deep = false
-    var cachesReplays = true
+    var reusesResults = true
     var profiles: [String] = []
     var chunkBytes: Int?
     var json = false
@@ -74,7 +75,7 @@ struct VerifyCommand: LadderCommand {
         configPath = options.value("--config") ?? configPath
         replay = options.has("--replay")
         deep = options.has("--deep")
-        cachesReplays = !options.has("--no-cache")
+        reusesResults = !options.has("--no-cache")
         profiles = options.values("--profile")
         chunkBytes = try options.integer("--chunk", in: 1...(1 << 30), command: Self.name)
         json = options.has("--json")
@@ -113,7 +114,7 @@ struct VerifyCommand: LadderCommand {
             configuration: configuration,
             options: Verifier.Options(
                 replay: replay, profiles: profiles, chunkBytes: chunkBytes, jobs: jobs, frames: gallery, deep: deep,
-                cachesReplays: cachesReplays, namesImages: junitPath != nil))
+                reusesResults: reusesResults, namesImages: junitPath != nil))
         let report = verifier.run()
 
         if let junitPath {

@@ -10,6 +10,8 @@ package enum StateFolder {
     static let statCache = "stat-cache"
     /// Replay results of `ladder verify` (a folder).
     static let replayCache = "replay-cache"
+    /// Placeholder checks of `ladder verify` that held (a file).
+    static let placeholderVerdicts = "placeholder-verdicts"
 
     /// What the last build found and wrote, for a no-op build to see that nothing changed.
     static func buildRecord(shard: Shard?) -> String { "build-record" + suffix(shard) }

@@ -33,11 +33,14 @@ final class ImageChecks: Sendable {
 
     let found = Mutex(Found())
 
-    init(verifier: Verifier, header: Manifest, output: Directory, digests: SourceDigests?, cache: ReplayCache?) {
+    init(
+        verifier: Verifier, header: Manifest, output: Directory, digests: SourceDigests?, cache: ReplayCache?,
+        verdicts: PlaceholderVerdicts?
+    ) {
         self.verifier = verifier
         self.header = header
         let configuration = verifier.configuration
-        images = ImagePhase(verifier: verifier, output: output)
+        images = ImagePhase(verifier: verifier, output: output, verdicts: verdicts)
         replays = ReplayPhase(
             configuration: configuration, outputLabel: verifier.outputLabel, options: verifier.options, cache: cache)
         budgets = BudgetPhase(configuration: configuration, profiles: verifier.options.profiles)

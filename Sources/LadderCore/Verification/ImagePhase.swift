@@ -16,8 +16,9 @@ struct ImagePhase: Sendable {
     let recipeCheck: RecipeCheck
     let folders: OutputFolders
     let prefix: String
+    let verdicts: PlaceholderVerdicts?
 
-    init(verifier: Verifier, output: Directory) {
+    init(verifier: Verifier, output: Directory, verdicts: PlaceholderVerdicts?) {
         configuration = verifier.configuration
         outputLabel = verifier.outputLabel
         manifestLabel = verifier.manifestLabel
@@ -26,6 +27,7 @@ struct ImagePhase: Sendable {
         recipeCheck = RecipeCheck(configuration)
         folders = OutputFolders(output)
         prefix = configuration.outputPrefixInManifest
+        self.verdicts = verdicts
     }
 
     /// One variant file of an image, as read.
@@ -74,8 +76,8 @@ struct ImagePhase: Sendable {
         let rung = made.flatMap { made in result.rungs.first { $0.recipe.name == made.name } }
         let vouches = rung.map { result.decodable && recipeCheck.isCurrent($0.recipe.name, $0.entry) } ?? false
         result.problems += PlaceholderCheck(
-            entry: entry, thumbnail: vouches ? rung.map { (label($0.entry.path), $0.bytes) } : nil,
-            manifestLabel: manifestLabel, image: key
+            entry: entry, thumbnail: vouches ? rung.map { (label($0.entry.path), $0.bytes, $0.sha256) } : nil,
+            verdicts: verdicts, manifestLabel: manifestLabel, image: key
         ).problems()
         return result
     }

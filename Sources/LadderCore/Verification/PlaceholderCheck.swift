@@ -25,10 +25,12 @@ struct PlaceholderCheck {
     ]
 
     var entry: Manifest.ImageEntry
-    /// The variant the placeholder is made of: its label and its file's bytes; nil when it
-    /// cannot vouch for them (it could not be read, must not be decoded, or was made with
-    /// another recipe: each reported on its own).
-    var thumbnail: (label: String, bytes: [UInt8])?
+    /// The variant the placeholder is made of: its label, its file's bytes and their SHA-256;
+    /// nil when it cannot vouch for them (it could not be read, must not be decoded, or was
+    /// made with another recipe: each reported on its own).
+    var thumbnail: (label: String, bytes: [UInt8], sha256: String)?
+    /// Checks that held on earlier runs, which are not decoded again; nil to decode every time.
+    var verdicts: PlaceholderVerdicts?
     /// The manifest's label, for problems with the manifest's own values.
     var manifestLabel: String
     var image: String
@@ -58,6 +60,13 @@ struct PlaceholderCheck {
             problem(.placeholderInvalid, "image \(source): the averageColor \"\(text)\" is not #rrggbb")
         }
         guard let thumbnail, hash != nil || color != nil else { return problems }
+        let key = verdicts?.key(
+            sha256: thumbnail.sha256, placeholder: entry.placeholder, averageColor: entry.averageColor)
+        if let key, verdicts?.held(key) == true { return problems }
+        let found = problems.count
+        defer {
+            if let key, problems.count == found { verdicts?.keep(key) }
+        }
         let picture: PlaceholderInput
         do {
             picture = try PlaceholderInput(decoding: thumbnail.bytes)

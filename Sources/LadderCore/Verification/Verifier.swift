@@ -31,15 +31,16 @@ package struct Verifier: Sendable {
         /// Decode every variant, even those whose SHA-256 matches the manifest, and the sources
         /// with an alpha channel.
         package var deep: Bool
-        /// Reuse replay results of unchanged files from the state folder, and store new ones.
-        package var cachesReplays: Bool
+        /// Reuse what earlier runs found of unchanged files (replays, placeholder checks that
+        /// held) from the state folder, and keep what this run finds.
+        package var reusesResults: Bool
         /// Report each image's first source (`VerificationReport.sourceNames`, which JUnit
         /// output names its test cases after); a million images' take about 150 MB.
         package var namesImages: Bool
 
         package init(
             replay: Bool = false, profiles: [String] = [], chunkBytes: Int? = nil, jobs: Int = Defaults.jobs,
-            frames: (any FrameCollecting)? = nil, deep: Bool = false, cachesReplays: Bool = true,
+            frames: (any FrameCollecting)? = nil, deep: Bool = false, reusesResults: Bool = true,
             namesImages: Bool = true
         ) {
             self.replay = replay
@@ -48,7 +49,7 @@ package struct Verifier: Sendable {
             self.jobs = jobs
             self.frames = frames
             self.deep = deep
-            self.cachesReplays = cachesReplays
+            self.reusesResults = reusesResults
             self.namesImages = namesImages
         }
 
@@ -114,16 +115,21 @@ package struct Verifier: Sendable {
         }
         var digests: SourceDigests?
         if case .done(let walked)? = walked { digests = walked }
+        let state = StateFolder.path(of: configuration)
         let cache =
-            options.cachesReplays && options.frames == nil && options.replays(configuration)
-            ? ReplayCache(stateFolder: StateFolder.path(of: configuration)) : nil
-        let checks = ImageChecks(verifier: self, header: header, output: output, digests: digests, cache: cache)
+            options.reusesResults && options.frames == nil && options.replays(configuration)
+            ? ReplayCache(stateFolder: state) : nil
+        // --deep decodes every file, whatever an earlier run found.
+        let verdicts = options.reusesResults && !options.deep ? PlaceholderVerdicts(stateFolder: state) : nil
+        let checks = ImageChecks(
+            verifier: self, header: header, output: output, digests: digests, cache: cache, verdicts: verdicts)
         let indexProblems: [VerificationProblem]
         switch checkImages(stream, checks) {
         case .done(let found): indexProblems = found
         case .stopped(let problem): return [problem]
         }
         cache?.removeUnused()
+        verdicts?.save()
         let found = checks.found.withLock { $0 }
         report.images = stream.imageCount
         report.failures = header.failures.count
