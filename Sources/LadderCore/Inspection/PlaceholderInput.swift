@@ -57,10 +57,13 @@ package struct PlaceholderInput: Sendable {
             let rgba = pixels.samples.withUnsafeBytes { Self.rgba($0, bands: pixels.components) }
             return ThumbHash.Picture(width: size.width, height: size.height, rgba: rgba)
         }
-        var picture = try pixels.image()
-        if picture.size != size { picture = try picture.resized(to: size, with: .triangle).inMemory() }
-        let bands = picture.bands
-        let rgba = try picture.withPixels { raw in Self.rgba(raw, bands: bands) }
+        // Every image made here is released inside: see `Imaging.reducingAlone`.
+        let rgba = try Imaging.reducingAlone { () throws(ImagingError) -> [UInt8] in
+            var picture = try pixels.image()
+            if picture.size != size { picture = try picture.resized(to: size, with: .triangle).inMemory() }
+            let bands = picture.bands
+            return try picture.withPixels { raw in Self.rgba(raw, bands: bands) }
+        }
         return ThumbHash.Picture(width: size.width, height: size.height, rgba: rgba)
     }
 

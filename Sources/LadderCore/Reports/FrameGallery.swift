@@ -36,16 +36,19 @@ package final class FrameGallery: FrameCollecting, @unchecked Sendable {
         let folder = Self.folderName(image)
         let file = "\(folder)/\(variant)\(scan.map { "-scan-\($0)" } ?? "").jpg"
         do {
-            var picture = try pixels.image()
-            let longest = max(picture.width, picture.height)
-            if longest > maximumSide {
-                let scale = Double(maximumSide) / Double(longest)
-                picture = try picture.resized(
-                    to: PixelSize(
-                        width: max(1, Int((Double(picture.width) * scale).rounded())),
-                        height: max(1, Int((Double(picture.height) * scale).rounded()))))
+            // Every image made here is released inside: see `Imaging.reducingAlone`.
+            let jpeg = try Imaging.reducingAlone { () throws(ImagingError) -> [UInt8] in
+                var picture = try pixels.image()
+                let longest = max(picture.width, picture.height)
+                if longest > maximumSide {
+                    let scale = Double(maximumSide) / Double(longest)
+                    picture = try picture.resized(
+                        to: PixelSize(
+                            width: max(1, Int((Double(picture.width) * scale).rounded())),
+                            height: max(1, Int((Double(picture.height) * scale).rounded()))))
+                }
+                return try picture.encoded(as: ".jpg[Q=92,subsample_mode=off,strip]")
             }
-            let jpeg = try picture.encoded(as: ".jpg[Q=92,subsample_mode=off,strip]")
             try Directory.create(FilePath.join(directory, folder)).writeAtomically(jpeg, to: FilePath.name(file))
             let frame = Frame(variant: variant, scan: scan, file: file, width: pixels.width, height: pixels.height)
             frames.withLock { $0[image, default: []].append(frame) }

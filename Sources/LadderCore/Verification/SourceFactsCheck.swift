@@ -86,9 +86,13 @@ struct SourceFactsCheck {
                 try bytes ?? Directory.readFile(atPath: source.absolutePath, limit: configuration.limits.maxFileBytes)
             guard Checksum.hex(.sha1, of: whole) == key else { return problems }
             let full = try ImageHeader(reading: whole, metadata: false)
-            let (_, transparent) = try LadderImaging.Image.decode(
-                whole, header: full, to: VariantRecipe.decodeSize(for: configuration.variants, source: full.size),
-                background: configuration.background, strictness: configuration.limits.failOn)
+            // The decode shrinks as the build's does: see `Imaging.reducingAlone`.
+            let transparent = try Imaging.reducingAlone { () throws(ImagingError) -> Bool in
+                try LadderImaging.Image.decode(
+                    whole, header: full, to: VariantRecipe.decodeSize(for: configuration.variants, source: full.size),
+                    background: configuration.background, strictness: configuration.limits.failOn
+                ).isTransparent
+            }
             if transparent != (entry.hasAlpha ?? false) {
                 problem(
                     .hasAlpha, manifestLabel,
