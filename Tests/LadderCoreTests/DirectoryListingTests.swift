@@ -16,12 +16,7 @@ struct DirectoryListingTests {
         try FileManager.default.createSymbolicLink(
             atPath: folder.path("listed/dangling"), withDestinationPath: "nowhere")
         #expect(mkfifo(folder.path("listed/fifo"), 0o600) == 0)
-        let latin1 = folder.path("listed") + "/caf"
-        let descriptor = (Array(latin1.utf8) + [0xE9, 0]).withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
-        }
-        #expect(descriptor >= 0)
-        close(descriptor)
+        #expect(folder.createLatin1File(in: "listed"))
 
         let listing = try Directory.open(folder.path("listed")).kindedListing()
         #expect(listing.undecodable == 1)

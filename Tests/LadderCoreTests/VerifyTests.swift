@@ -97,12 +97,7 @@ struct VerifyTests {
         try folder.write("x", to: "build/variants/zz/stray.txt")
         try FileManager.default.createSymbolicLink(
             atPath: folder.path("build/variants/\(inFolder)/link.jpg"), withDestinationPath: "/etc/hostname")
-        let latin1 = folder.path("build/variants/\(inFolder)/caf")
-        let descriptor = (Array(latin1.utf8) + [0xE9, 0]).withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
-        }
-        #expect(descriptor >= 0)
-        close(descriptor)
+        #expect(folder.createLatin1File(in: "build/variants/\(inFolder)"))
         let report = try Self.verify(folder)
         let orphans = report.problems.filter { $0.kind.rawValue == "orphan" }.map { "\($0.path): \($0.message)" }
         #expect(

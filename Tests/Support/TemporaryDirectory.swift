@@ -30,6 +30,18 @@ final class TemporaryDirectory: @unchecked Sendable {
         try write(Array(text.utf8), to: relative)
     }
 
+    /// Creates an empty file named "caf" and the Latin-1 byte of "é" (not valid UTF-8) in the
+    /// existing folder `folder`: a name no String can hold, so it is made with open(2).
+    func createLatin1File(in folder: String) -> Bool {
+        let name = Array(path(folder).utf8) + Array("/caf".utf8) + [0xE9, 0]
+        let descriptor = name.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+
     func read(_ relative: String) throws -> [UInt8] {
         try [UInt8](Data(contentsOf: url(relative)))
     }
