@@ -51,3 +51,76 @@ struct AtomicWriteTests {
         }
     }
 }
+
+/// A file written a piece at a time replaces the one at its name only when its bytes differ.
+@Suite("Streamed files")
+struct StreamedFileTests {
+    /// The file's buffer (`StreamedFile.bufferBytes`).
+    static let buffer = 1 << 20
+    /// Two and a half buffers' worth, so that the comparison spans several reads.
+    static let bytes = (0..<(buffer * 5 / 2)).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 251) }
+
+    /// Writes `new` in pieces of odd sizes over a file holding `old` (none when nil); returns
+    /// whether it was replaced, whether it is the same inode, what the folder then holds, and
+    /// whether the file holds `new`.
+    static func write(
+        _ new: [UInt8], over old: [UInt8]?
+    ) throws -> (replaced: Bool, sameInode: Bool, names: [String], holdsNew: Bool) {
+        let folder = TemporaryDirectory()
+        let path = folder.path("manifest.json")
+        if let old { try folder.write(old, to: "manifest.json") }
+        func inode() throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        }
+        let before = old == nil ? nil : try inode()
+        let file = try Directory.open(folder.path).streamedFile("manifest.json")
+        var start = 0
+        while start < new.count {
+            let end = min(new.count, start + 300_007)
+            try file.append(new[start..<end])
+            start = end
+        }
+        let replaced = try file.commit()
+        let after = try inode()
+        return (
+            replaced, before == after, try FileManager.default.contentsOfDirectory(atPath: folder.path),
+            try folder.read("manifest.json") == new
+        )
+    }
+
+    @Test("the same bytes leave the file in place, and no temporary file")
+    func sameBytes() throws {
+        let result = try Self.write(Self.bytes, over: Self.bytes)
+        #expect(!result.replaced && result.sameInode)
+        #expect(result.names == ["manifest.json"])
+        #expect(result.holdsNew)
+    }
+
+    @Test(
+        "any difference replaces the file with the new bytes",
+        arguments: [
+            "longer", "shorter", "last byte", "second buffer", "first byte", "no file", "empty file",
+        ])
+    func differentBytes(_ change: String) throws {
+        var old: [UInt8]? = Self.bytes
+        switch change {
+        case "longer": old = Array(Self.bytes.dropLast(1))
+        case "shorter": old = Self.bytes + [0]
+        case "last byte": old![old!.count - 1] ^= 1
+        case "second buffer": old![Self.buffer + 17] ^= 0x80
+        case "first byte": old![0] ^= 1
+        case "no file": old = nil
+        default: old = []
+        }
+        let result = try Self.write(Self.bytes, over: old)
+        #expect(result.replaced && (old == nil || !result.sameInode))
+        #expect(result.names == ["manifest.json"])
+        #expect(result.holdsNew)
+    }
+
+    @Test("an empty file over an empty file is left in place")
+    func emptyOverEmpty() throws {
+        let result = try Self.write([], over: [])
+        #expect(!result.replaced && result.sameInode && result.holdsNew)
+    }
+}
