@@ -11,10 +11,12 @@ package import LadderManifest
 /// asked to keep them. Nothing is written when any check fails.
 ///
 /// The partial manifests are streamed (`ManifestStream`), never held: their top-level fields
-/// first, then their images a batch at a time, once to check them and once to write the
-/// manifest and its index image by image (`Manifest.JSONPieces`, `ManifestIndexWriter.Stream`),
-/// the shards' images interleaved in SHA1 order. What stays in memory grows only with the
-/// source paths (to check that each is covered once) and the failures.
+/// first, then their images a batch at a time, the shards' images interleaved in SHA1 order,
+/// each checked and written at once to the manifest and its index, image by image
+/// (`Manifest.JSONPieces`, `ManifestIndexWriter.Stream`), into temporary files that are put in
+/// place only when every check held (`mergeInOneRead`). At the first problem they are deleted
+/// and the shards read again to tell every problem (`check`). What stays in memory grows only
+/// with the source paths (to check that each is covered once) and the failures.
 package struct ManifestMerger: Sendable {
     package let configuration: PipelineConfiguration
     /// Wait for a build holding the output folder (else fail at once).
@@ -76,44 +78,68 @@ package struct ManifestMerger: Sendable {
         }
         guard report.problems.isEmpty else { return report }
 
-        let (plan, problems) = Self.check(partials, manifestPath: manifestPath)
-        report.problems = problems.map {
-            var problem = $0
-            problem.path = FilePath.join(folder.path, problem.path)
-            return problem
+        let name = FilePath.name(manifestPath)
+        let written: (plan: Plan, replaced: Bool)
+        if let merged = try Self.mergeInOneRead(partials, manifestPath: manifestPath, folder: folder) {
+            written = merged
+        } else {
+            // Something is wrong: read again to tell every problem, or, when the shards are
+            // only out of order, to sort their images and write them.
+            let (plan, problems) = Self.check(partials, manifestPath: manifestPath)
+            report.problems = problems.map {
+                var problem = $0
+                problem.path = FilePath.join(folder.path, problem.path)
+                return problem
+            }
+            guard let plan, report.problems.isEmpty else { return report }
+            let replaced = try Self.write(plan.header, imageCount: plan.imageCount, into: folder, name: name) {
+                try Self.forEachImage(of: plan, $0)
+                return true
+            }
+            written = (plan, replaced ?? false)
         }
-        guard let plan, report.problems.isEmpty else { return report }
+        let plan = written.plan
         report.shards = plan.shards.count
         report.sources = plan.shards.first?.header.shard?.sources ?? 0
         report.images = plan.imageCount
         report.failures = plan.header.failures.count
-
-        let name = FilePath.name(manifestPath)
-        let index = try ManifestIndexWriter(manifestFolder: folder, manifestName: name).stream(
-            imageCount: plan.imageCount)
-        let file = try folder.streamedFile(name)
-        let pieces = Manifest.JSONPieces(header: plan.header)
-        if plan.imageCount == 0 {
-            try file.append(pieces.withoutImages)
-        } else {
-            try file.append(pieces.opening)
-            var first = true
-            try Self.forEachImage(of: plan) { key, entry in
-                try file.append(pieces.image(key, entry, first: first))
-                try index.add(key, entry)
-                first = false
-            }
-            try file.append(pieces.closing)
-        }
-        // The index in place before the manifest that names the same variants.
-        _ = try index.finish()
-        report.manifestWritten = try file.commit()
+        report.manifestWritten = written.replaced
         if !keepPartials {
             for partial in names { try folder.removeFile(partial) }
             report.partialsRemoved = names.count
         }
         try folder.synchronize()
         return report
+    }
+
+    /// Writes the manifest `name` of `header` with `imageCount` images, and its index, from
+    /// the images `images` hands over in ascending order of SHA1; `images` returns false when
+    /// it stopped short, and then nothing is put in place and this returns nil. Else returns
+    /// whether the manifest was replaced (it is left in place when it has the same bytes).
+    static func write(
+        _ header: Manifest, imageCount: Int, into folder: Directory, name: String,
+        images: (_ body: (String, Manifest.ImageEntry) throws -> Void) throws -> Bool
+    ) throws -> Bool? {
+        let index = try ManifestIndexWriter(manifestFolder: folder, manifestName: name).stream(imageCount: imageCount)
+        let file = try folder.streamedFile(name)
+        let pieces = Manifest.JSONPieces(header: header)
+        if imageCount == 0 {
+            try file.append(pieces.withoutImages)
+        } else {
+            try file.append(pieces.opening)
+            var first = true
+            let whole = try images { key, entry in
+                try file.append(pieces.image(key, entry, first: first))
+                try index.add(key, entry)
+                first = false
+            }
+            // The temporary files go with the writers.
+            guard whole else { return nil }
+            try file.append(pieces.closing)
+        }
+        // The index in place before the manifest that names the same variants.
+        _ = try index.finish()
+        return try file.commit()
     }
 
     // MARK: - Reading
@@ -210,17 +236,22 @@ package struct ManifestMerger: Sendable {
             ]
         }
         var heads = try readers.map { try $0.next() }
-        while true {
-            var smallest: Int?
-            for (index, head) in heads.enumerated() {
-                guard let head else { continue }
-                if let current = smallest, heads[current]!.key <= head.key { continue }
-                smallest = index
-            }
-            guard let smallest, let (key, entry) = heads[smallest] else { return }
+        while let smallest = smallest(heads), let (key, entry) = heads[smallest] {
             try body(key, entry)
             heads[smallest] = try readers[smallest].next()
         }
+    }
+
+    /// Which of the shards' next images comes first in SHA1 order (the first shard's on a tie);
+    /// nil when every shard has ended.
+    static func smallest(_ heads: [(key: String, entry: Manifest.ImageEntry)?]) -> Int? {
+        var smallest: Int?
+        for (index, head) in heads.enumerated() {
+            guard let head else { continue }
+            if let current = smallest, heads[current]!.key <= head.key { continue }
+            smallest = index
+        }
+        return smallest
     }
 
     // MARK: - Checks
@@ -253,6 +284,66 @@ package struct ManifestMerger: Sendable {
     /// Checks that partial manifests fit together; returns what to write only when there is no
     /// problem. A partial manifest whose images cannot be read is the only problem told.
     static func check(_ partials: [Partial], manifestPath: String) -> (Plan?, [MergeProblem]) {
+        var (shards, problems) = checkTopLevels(partials, manifestPath: manifestPath)
+        guard let reference = shards.first, problems.isEmpty else { return (nil, unreadable(partials) ?? problems) }
+
+        // Every source exactly once; every image in its own shard only. An image in two shards
+        // is in one that does not own it at least: when some image is, the shards are read
+        // again keeping those images, to tell which shards hold them.
+        var scan = scan(shards.map(\.partial), keeping: nil)
+        if !scan.misplaced.isEmpty { scan = Self.scan(shards.map(\.partial), keeping: scan.misplaced) }
+        if !scan.unreadable.isEmpty {
+            return (
+                nil,
+                partials.compactMap { partial in
+                    scan.unreadable[partial.name].map {
+                        MergeProblem(path: partial.name, kind: .unreadable, message: $0)
+                    }
+                }
+            )
+        }
+        problems = scan.problems
+        let covered = scan.sourceShard.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        if covered.count != reference.shard.sources
+            || Builder.sourceListSHA1(covered) != reference.shard.sourcesSHA1
+        {
+            problems.append(
+                MergeProblem(
+                    path: reference.partial.name, kind: .uncovered,
+                    message:
+                        "the shards cover \(covered.count) sources but found \(reference.shard.sources); a shard's manifest is incomplete: build it again"
+                ))
+        }
+        guard problems.isEmpty else { return (nil, problems) }
+        let header = mergedHeader(
+            generator: reference.partial.header.generator, partials: partials, failures: scan.failures,
+            failureSHA1: scan.failureSHA1)
+        let imageCount = shards.reduce(0) { $0 + $1.partial.imageCount }
+        return (Plan(header: header, shards: shards.map(\.partial), imageCount: imageCount, ordered: scan.ordered), [])
+    }
+
+    /// The merged manifest without its images: the shards' generator, their recipes and the
+    /// failures they list.
+    static func mergedHeader(
+        generator: Manifest.Generator, partials: [Partial], failures: [String: String],
+        failureSHA1: [String: String]
+    ) -> Manifest {
+        // Every shard ran the same recipes (checked): their descriptions are one set.
+        var recipes: [String: [String]] = [:]
+        for partial in partials { recipes.merge(partial.header.recipes ?? [:]) { first, _ in first } }
+        return Manifest(
+            generator: generator, failures: failures, failureSHA1: failureSHA1.isEmpty ? nil : failureSHA1,
+            recipes: recipes.isEmpty ? nil : recipes)
+    }
+
+    /// The checks of the partial manifests' top levels: every shard once, all of one split,
+    /// on the same sources with the same pipeline and software. Returns the shards in order of
+    /// their index, and the problems found.
+    static func checkTopLevels(
+        _ partials: [Partial], manifestPath: String
+    ) -> (shards: [(partial: Partial, shard: Manifest.Shard)], problems: [MergeProblem]) {
         var problems: [MergeProblem] = []
         var shards: [(partial: Partial, shard: Manifest.Shard)] = []
         for partial in partials {
@@ -268,7 +359,7 @@ package struct ManifestMerger: Sendable {
         shards.sort {
             ($0.shard.count, $0.shard.index, $0.partial.name) < ($1.shard.count, $1.shard.index, $1.partial.name)
         }
-        guard let reference = shards.first else { return (nil, unreadable(partials) ?? problems) }
+        guard let reference = shards.first else { return (shards, problems) }
 
         // Every shard once, all from the same split.
         let counts = Set(shards.map(\.shard.count))
@@ -282,7 +373,7 @@ package struct ManifestMerger: Sendable {
 
                     ))
             }
-            return (nil, unreadable(partials) ?? problems)
+            return (shards, problems)
         }
         let count = reference.shard.count
         let byIndex = Dictionary(grouping: shards, by: \.shard.index)
@@ -333,46 +424,7 @@ package struct ManifestMerger: Sendable {
                     ))
             }
         }
-        guard problems.isEmpty else { return (nil, unreadable(partials) ?? problems) }
-
-        // Every source exactly once; every image in its own shard only. An image in two shards
-        // is in one that does not own it at least: when some image is, the shards are read
-        // again keeping those images, to tell which shards hold them.
-        var scan = scan(shards.map(\.partial), keeping: nil)
-        if !scan.misplaced.isEmpty { scan = Self.scan(shards.map(\.partial), keeping: scan.misplaced) }
-        if !scan.unreadable.isEmpty {
-            return (
-                nil,
-                partials.compactMap { partial in
-                    scan.unreadable[partial.name].map {
-                        MergeProblem(path: partial.name, kind: .unreadable, message: $0)
-                    }
-                }
-            )
-        }
-        problems = scan.problems
-        let covered = scan.sourceShard.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
-            String(decoding: $0, as: UTF8.self)
-        }
-        if covered.count != reference.shard.sources
-            || Builder.sourceListSHA1(covered) != reference.shard.sourcesSHA1
-        {
-            problems.append(
-                MergeProblem(
-                    path: reference.partial.name, kind: .uncovered,
-                    message:
-                        "the shards cover \(covered.count) sources but found \(reference.shard.sources); a shard's manifest is incomplete: build it again"
-                ))
-        }
-        guard problems.isEmpty else { return (nil, problems) }
-        // Every shard ran the same recipes (checked above): their descriptions are one set.
-        var recipes: [String: [String]] = [:]
-        for partial in partials { recipes.merge(partial.header.recipes ?? [:]) { first, _ in first } }
-        let header = Manifest(
-            generator: generator, failures: scan.failures,
-            failureSHA1: scan.failureSHA1.isEmpty ? nil : scan.failureSHA1, recipes: recipes.isEmpty ? nil : recipes)
-        let imageCount = shards.reduce(0) { $0 + $1.partial.imageCount }
-        return (Plan(header: header, shards: shards.map(\.partial), imageCount: imageCount, ordered: scan.ordered), [])
+        return (shards, problems)
     }
 
     /// What one read of the shards' images found.
@@ -470,7 +522,7 @@ package struct ManifestMerger: Sendable {
     }
 
     /// Throws the problem reading the manifest whole finds with this image's key and paths.
-    private static func validate(_ sha1: String, _ entry: Manifest.ImageEntry, in partial: Partial) throws {
+    static func validate(_ sha1: String, _ entry: Manifest.ImageEntry, in partial: Partial) throws {
         let alone = Manifest(generator: partial.header.generator, images: [sha1: entry])
         if let first = alone.contentProblems().first {
             throw ManifestStream.Failure.manifest(reason: "\(first.location): \(first.message)")
