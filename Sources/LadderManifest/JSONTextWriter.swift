@@ -75,21 +75,32 @@ struct JSONTextWriter {
 
     mutating func string(_ text: String) {
         bytes.append(0x22)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x22: bytes += [0x5C, 0x22]
-            case 0x5C: bytes += [0x5C, 0x5C]
-            case 0x08: bytes += [0x5C, UInt8(ascii: "b")]
-            case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
-            case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
-            case 0x0C: bytes += [0x5C, UInt8(ascii: "f")]
-            case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
-            case 0..<0x20:
-                bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]]
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // The runs between the bytes to escape are copied whole: most strings have none.
+            var start = 0
+            for index in utf8.indices where utf8[index] < 0x20 || utf8[index] == 0x22 || utf8[index] == 0x5C {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(utf8[index])
+                start = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(0x22)
+    }
+
+    /// A byte JSON strings cannot hold as it is, escaped as `JSONEncoder` escapes it.
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case 0x22: bytes += [0x5C, 0x22]
+        case 0x5C: bytes += [0x5C, 0x5C]
+        case 0x08: bytes += [0x5C, UInt8(ascii: "b")]
+        case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
+        case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
+        case 0x0C: bytes += [0x5C, UInt8(ascii: "f")]
+        case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
+        default: bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]]
+        }
     }
 
     mutating func integer(_ value: Int) {
