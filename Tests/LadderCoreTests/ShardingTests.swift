@@ -191,6 +191,26 @@ struct ShardingTests {
         #expect(left == merged)
     }
 
+    @Test("shards with no image at all are checked too: a source left out is found")
+    func noImages() throws {
+        let folder = TemporaryDirectory()
+        for index in 0..<4 { try folder.write("not a photo \(index)", to: "photos/p\(index).jpg") }
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        for index in 1...2 { try Pipelines.build(in: folder, shard: Self.shard(index, of: 2)) }
+        let partials = (1...2).map { "build/variants/manifest.shard-\($0)-of-2.json" }
+        var manifests = try partials.map { try Manifest(jsonData: Data(folder.read($0))) }
+        #expect(manifests.map(\.images.count) == [0, 0])
+        let holder = try #require(manifests.firstIndex { !$0.failures.isEmpty })
+        let left = try #require(manifests[holder].failures.keys.min())
+        manifests[holder].failures[left] = nil
+        manifests[holder].failureSHA1?[left] = nil
+        try folder.write(Array(manifests[holder].jsonData()), to: partials[holder])
+
+        let report = try Pipelines.merge(in: folder)
+        #expect(report.problems.map(\.kind) == [.uncovered])
+        #expect(!folder.exists(Self.manifestPath))
+    }
+
     @Test("a shard whose images are out of order merges to the unsharded build all the same")
     func shardOutOfOrder() throws {
         let whole = try Self.project()

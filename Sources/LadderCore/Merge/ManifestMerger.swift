@@ -112,10 +112,11 @@ package struct ManifestMerger: Sendable {
         return report
     }
 
-    /// Writes the manifest `name` of `header` with `imageCount` images, and its index, from
-    /// the images `images` hands over in ascending order of SHA1; `images` returns false when
-    /// it stopped short, and then nothing is put in place and this returns nil. Else returns
-    /// whether the manifest was replaced (it is left in place when it has the same bytes).
+    /// Writes the manifest `name` of `header`, and its index, from the images `images` hands
+    /// over in ascending order of SHA1 (`imageCount` of them, which sets the index's layout);
+    /// `images` returns false when it stopped short, and then nothing is put in place and this
+    /// returns nil. Else returns whether the manifest was replaced (it is left in place when it
+    /// has the same bytes).
     static func write(
         _ header: Manifest, imageCount: Int, into folder: Directory, name: String,
         images: (_ body: (String, Manifest.ImageEntry) throws -> Void) throws -> Bool
@@ -123,20 +124,17 @@ package struct ManifestMerger: Sendable {
         let index = try ManifestIndexWriter(manifestFolder: folder, manifestName: name).stream(imageCount: imageCount)
         let file = try folder.streamedFile(name)
         let pieces = Manifest.JSONPieces(header: header)
-        if imageCount == 0 {
-            try file.append(pieces.withoutImages)
-        } else {
-            try file.append(pieces.opening)
-            var first = true
-            let whole = try images { key, entry in
-                try file.append(pieces.image(key, entry, first: first))
-                try index.add(key, entry)
-                first = false
-            }
-            // The temporary files go with the writers.
-            guard whole else { return nil }
-            try file.append(pieces.closing)
+        // Asked even when no image is expected: its checks (the failures' sources) must hold.
+        var first = true
+        let whole = try images { key, entry in
+            if first { try file.append(pieces.opening) }
+            try file.append(pieces.image(key, entry, first: first))
+            try index.add(key, entry)
+            first = false
         }
+        // The temporary files go with the writers.
+        guard whole else { return nil }
+        try file.append(first ? pieces.withoutImages : pieces.closing)
         // The index in place before the manifest that names the same variants.
         _ = try index.finish()
         return try file.commit()
