@@ -91,15 +91,10 @@ extension Directory {
         private func presentContinues(with bytes: [UInt8]) -> Bool {
             if bytes.isEmpty { return true }
             if presentBuffer.count < bytes.count { presentBuffer = [UInt8](repeating: 0, count: bytes.count) }
-            var filled = 0
-            while filled < bytes.count {
-                let count = presentBuffer.withUnsafeMutableBytes {
-                    read(present, $0.baseAddress! + filled, bytes.count - filled)
-                }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                filled += count
+            let filled = presentBuffer.withUnsafeMutableBytes {
+                Directory.readFully(present, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<bytes.count]))
             }
+            if filled < bytes.count { return false }
             return bytes.withUnsafeBytes { new in
                 presentBuffer.withUnsafeBytes { old in memcmp(new.baseAddress!, old.baseAddress!, bytes.count) == 0 }
             }

@@ -158,13 +158,21 @@ package final class Directory: @unchecked Sendable {
             throw FileSystemError(operation: "read", path: filePath, code: 0, reason: "not a regular file")
         }
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            while initialized < count {
-                let received = read(file, buffer.baseAddress! + initialized, count - initialized)
-                if received < 0 && errno == EINTR { continue }
-                if received <= 0 { break }
-                initialized += received
-            }
+            initialized = Self.readFully(file, into: UnsafeMutableRawBufferPointer(buffer))
         }
+    }
+
+    /// Reads from the open `file` until `buffer` is full, the file ends or a read fails; returns
+    /// how many bytes were read.
+    static func readFully(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let received = Platform.read(file, buffer.baseAddress! + filled, buffer.count - filled)
+            if received < 0 && errno == EINTR { continue }
+            if received <= 0 { break }
+            filled += received
+        }
+        return filled
     }
 
     /// Refuses a file of `size` bytes when that is over `limit`.
