@@ -33,11 +33,28 @@ package struct Checksum: ~Copyable {
         String(cString: g_checksum_get_string(state))
     }
 
+    /// The digest of everything fed so far, as its bytes.
+    package consuming func digest() -> [UInt8] {
+        var length = 64
+        var bytes = [UInt8](repeating: 0, count: length)
+        g_checksum_get_digest(state, &bytes, &length)
+        return Array(bytes[..<length])
+    }
+
     /// The lowercase hexadecimal digest of `bytes`.
     package static func hex(_ algorithm: Algorithm, of bytes: some Collection<UInt8>) -> String {
+        fed(algorithm, bytes).hexDigest()
+    }
+
+    /// The digest of `bytes`, as its bytes.
+    package static func digest(_ algorithm: Algorithm, of bytes: some Collection<UInt8>) -> [UInt8] {
+        fed(algorithm, bytes).digest()
+    }
+
+    private static func fed(_ algorithm: Algorithm, _ bytes: some Collection<UInt8>) -> Checksum {
         var checksum = Checksum(algorithm)
         let done: Void? = bytes.withContiguousStorageIfAvailable { checksum.update(UnsafeRawBufferPointer($0)) }
         if done == nil { Array(bytes).withUnsafeBytes { checksum.update($0) } }
-        return checksum.hexDigest()
+        return checksum
     }
 }

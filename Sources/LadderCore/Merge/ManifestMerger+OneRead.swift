@@ -81,7 +81,7 @@ extension ManifestMerger {
                 return false
             }
         }
-        let paths = covered.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
+        let paths = sourceList(covered)
         return paths.count == reference.shard.sources && Builder.sourceListSHA1(paths) == reference.shard.sourcesSHA1
     }
 

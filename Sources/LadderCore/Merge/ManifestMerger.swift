@@ -301,9 +301,7 @@ package struct ManifestMerger: Sendable {
             )
         }
         problems = scan.problems
-        let covered = scan.sourceShard.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
-            String(decoding: $0, as: UTF8.self)
-        }
+        let covered = sourceList(scan.sourceShard.keys)
         if covered.count != reference.shard.sources
             || Builder.sourceListSHA1(covered) != reference.shard.sourcesSHA1
         {
@@ -320,6 +318,12 @@ package struct ManifestMerger: Sendable {
             failureSHA1: scan.failureSHA1)
         let imageCount = shards.reduce(0) { $0 + $1.partial.imageCount }
         return (Plan(header: header, shards: shards.map(\.partial), imageCount: imageCount, ordered: scan.ordered), [])
+    }
+
+    /// The source paths covered, by their bytes, as the list whose SHA1 a shard records
+    /// (`Builder.sourceListSHA1`): sorted by their bytes.
+    static func sourceList(_ paths: some Collection<[UInt8]>) -> [String] {
+        paths.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The merged manifest without its images: the shards' generator, their recipes and the

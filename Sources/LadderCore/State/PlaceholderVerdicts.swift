@@ -34,22 +34,6 @@ final class PlaceholderVerdicts: Sendable {
             hasher.combine(words.0)
         }
 
-        /// The key of the SHA-256 written as 64 lowercase hexadecimal digits; nil otherwise.
-        init?(hex: String) {
-            let digits = Array(hex.utf8)
-            guard digits.count == 64 else { return nil }
-            var words: [UInt64] = []
-            for start in stride(from: 0, to: 64, by: 16) {
-                var word: UInt64 = 0
-                for digit in digits[start..<start + 16] {
-                    guard let value = Self.value(of: digit) else { return nil }
-                    word = word << 4 | value
-                }
-                words.append(word)
-            }
-            self.words = (words[0], words[1], words[2], words[3])
-        }
-
         /// The key stored as 32 bytes (`bytes`), most significant first.
         init(bytes: ArraySlice<UInt8>) {
             precondition(bytes.count == 32)
@@ -64,14 +48,6 @@ final class PlaceholderVerdicts: Sendable {
         var bytes: [UInt8] {
             withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) {
                 Array($0)
-            }
-        }
-
-        private static func value(of digit: UInt8) -> UInt64? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt64(digit - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt64(digit - UInt8(ascii: "a") + 10)
-            default: nil
             }
         }
     }
@@ -99,9 +75,9 @@ final class PlaceholderVerdicts: Sendable {
 
     /// The key of the check of the file whose SHA-256 (as read now) is `sha256`, against the
     /// manifest's `placeholder` and `averageColor`.
-    func key(sha256: String, placeholder: String?, averageColor: String?) -> Key? {
+    func key(sha256: String, placeholder: String?, averageColor: String?) -> Key {
         let text = prefix + sha256 + "\n" + (placeholder ?? "-") + "\n" + (averageColor ?? "-") + "\n"
-        return Key(hex: Checksum.hex(.sha256, of: Array(text.utf8)))
+        return Key(bytes: Checksum.digest(.sha256, of: Array(text.utf8))[...])
     }
 
     /// True when the check under `key` held on an earlier run.
@@ -124,7 +100,7 @@ final class PlaceholderVerdicts: Sendable {
         var bytes = Self.header
         bytes.reserveCapacity(Self.header.count + 32 * (keys.count + 1))
         for key in keys { bytes += key.bytes }
-        bytes += Key(hex: Checksum.hex(.sha256, of: bytes))?.bytes ?? []
+        bytes += Checksum.digest(.sha256, of: bytes)
         try? folder.writeAtomically(bytes, to: StateFolder.placeholderVerdicts)
     }
 
@@ -133,7 +109,7 @@ final class PlaceholderVerdicts: Sendable {
         let body = bytes.count - 32
         guard body >= header.count, (body - header.count) % 32 == 0,
             bytes.starts(with: header),
-            Key(hex: Checksum.hex(.sha256, of: bytes[..<body])) == Key(bytes: bytes[body...])
+            Checksum.digest(.sha256, of: bytes[..<body])[...] == bytes[body...]
         else { return nil }
         var keys = Set<Key>(minimumCapacity: (body - header.count) / 32)
         var previous: Key?
