@@ -8,25 +8,40 @@ public import Foundation
 public enum ManifestPath {
     /// What is wrong with `path`, or nil when it follows the rules.
     public static func problem(with path: String) -> String? {
-        let bytes = path.utf8
-        if bytes.isEmpty { return "empty path" }
-        if bytes.first == UInt8(ascii: "/") { return "absolute path" }
-        if bytes.contains(UInt8(ascii: "\\")) { return "backslash in path" }
-        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "control character in path" }
-        // One pass over the bytes, counting each segment's length and dots.
+        path.utf8.withContiguousStorageIfAvailable(problem(in:))
+            ?? Array(path.utf8).withUnsafeBufferPointer(problem(in:))
+    }
+
+    /// The problem with a path's bytes, found in one pass; when there are several, the first
+    /// of: empty, absolute, a backslash, a control character, a segment's.
+    private static func problem(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let first = bytes.first else { return "empty path" }
+        if first == UInt8(ascii: "/") { return "absolute path" }
+        var backslash = false
+        var control = false
+        var segment: String?
+        // Each segment's length and dots.
         var length = 0
         var dots = 0
         for byte in bytes {
             if byte == UInt8(ascii: "/") {
-                if let problem = segmentProblem(length: length, dots: dots) { return problem }
+                if segment == nil { segment = segmentProblem(length: length, dots: dots) }
                 length = 0
                 dots = 0
-            } else {
-                length += 1
-                if byte == UInt8(ascii: ".") { dots += 1 }
+                continue
+            }
+            length += 1
+            if byte == UInt8(ascii: ".") {
+                dots += 1
+            } else if byte == UInt8(ascii: "\\") {
+                backslash = true
+            } else if byte < 0x20 || byte == 0x7F {
+                control = true
             }
         }
-        return segmentProblem(length: length, dots: dots)
+        if backslash { return "backslash in path" }
+        if control { return "control character in path" }
+        return segment ?? segmentProblem(length: length, dots: dots)
     }
 
     private static func segmentProblem(length: Int, dots: Int) -> String? {

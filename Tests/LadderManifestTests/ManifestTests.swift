@@ -92,6 +92,25 @@ struct ManifestTests {
     }
 
     @Test(
+        "each broken path is told by its first problem: empty, absolute, backslash, control character, then segments in order"
+    )
+    func pathProblems() {
+        let long = String(repeating: "x", count: 256)
+        let cases: [(String, String?)] = [
+            ("", "empty path"), ("/a", "absolute path"), ("/a\\b", "absolute path"), ("a\\b", "backslash in path"),
+            ("../a\\b", "backslash in path"), ("a/\u{1}b", "control character in path"),
+            ("a/\u{7F}/../", "control character in path"), ("a//b", "empty segment in path"),
+            ("a/", "empty segment in path"), ("./a", "'.' segment in path"), ("a/..", "'..' segment in path"),
+            ("a/../b//c", "'..' segment in path"), (long, "segment longer than 255 bytes"),
+            ("a/" + long + "/.", "segment longer than 255 bytes"), ("...", nil), ("a/.b/c..", nil),
+            (String(long.dropFirst()), nil), ("3f/3fa4-full-9b1e04d2.jpg", nil), ("caf\u{E9}/\u{1F600}.jpg", nil),
+        ]
+        for (path, problem) in cases {
+            #expect(ManifestPath.problem(with: path) == problem, "\(path.debugDescription)")
+        }
+    }
+
+    @Test(
         "paths that could escape the manifest's folder are refused",
         arguments: ["/etc/passwd", "../x.jpg", "a/../../x.jpg", "a//b.jpg", "a\\b.jpg", "./a.jpg", "", "a/\u{1}b"])
     func refusesEscapingPaths(_ path: String) throws {
