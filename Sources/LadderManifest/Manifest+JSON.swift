@@ -49,46 +49,58 @@ extension Manifest {
 
     /// Every problem with keys and paths, for readers that report all of them (ladder verify).
     public func contentProblems() -> [ContentProblem] {
-        // The common case, every key and path in order, without sorting tens of thousands of keys.
-        let allValid = images.allSatisfy { key, entry in
-            Self.isSHA1(key)
-                && entry.variants.values.allSatisfy {
-                    $0.filePaths.allSatisfy { ManifestPath.problem(with: $0) == nil }
-                }
-        }
         var problems: [ContentProblem] = []
         if let shard, !(1...max(1, shard.count)).contains(shard.index) {
             problems.append(
                 ContentProblem(
                     location: "$.shard", message: "shard \(shard.index) of \(shard.count) does not exist"))
         }
-        if allValid { return problems }
-
+        // The common case, every key and path in order, without sorting tens of thousands of keys.
+        if images.allSatisfy({ Self.isSound($0.key, $0.value) }) { return problems }
         for key in images.keys.sorted() {
             guard let entry = images[key] else { continue }
-            if !Self.isSHA1(key) {
-                problems.append(
-                    ContentProblem(
-                        location: "$.images[\"\(key)\"]", message: "key is not a SHA1 (40 lowercase hex digits)",
-                        image: key))
+            problems += Self.contentProblems(key, entry)
+        }
+        return problems
+    }
+
+    /// The problems with one image's key and paths, as `contentProblems()` tells them: for
+    /// readers that take a manifest an image at a time.
+    public static func contentProblems(_ key: String, _ entry: ImageEntry) -> [ContentProblem] {
+        if isSound(key, entry) { return [] }
+        var problems: [ContentProblem] = []
+        if !isSHA1(key) {
+            problems.append(
+                ContentProblem(
+                    location: "$.images[\"\(key)\"]", message: "key is not a SHA1 (40 lowercase hex digits)",
+                    image: key))
+        }
+        for name in entry.variants.keys.sorted() {
+            guard let variant = entry.variants[name] else { continue }
+            let location = "$.images[\"\(key)\"].variants[\"\(name)\"]"
+            var located = [(location + ".path", variant.path)]
+            for format in (variant.formats ?? [:]).keys.sorted() {
+                located.append((location + ".formats.\(format).path", variant.formats?[format]?.path ?? ""))
             }
-            for name in entry.variants.keys.sorted() {
-                guard let variant = entry.variants[name] else { continue }
-                let location = "$.images[\"\(key)\"].variants[\"\(name)\"]"
-                var located = [(location + ".path", variant.path)]
-                for format in (variant.formats ?? [:]).keys.sorted() {
-                    located.append((location + ".formats.\(format).path", variant.formats?[format]?.path ?? ""))
-                }
-                for (place, path) in located {
-                    if let problem = ManifestPath.problem(with: path) {
-                        problems.append(
-                            ContentProblem(
-                                location: place, message: "\(problem): \"\(path)\"", image: key, variant: name))
-                    }
+            for (place, path) in located {
+                if let problem = ManifestPath.problem(with: path) {
+                    problems.append(
+                        ContentProblem(
+                            location: place, message: "\(problem): \"\(path)\"", image: key, variant: name))
                 }
             }
         }
         return problems
+    }
+
+    /// True when the key is a SHA1 and every file path is sound: the common case, found
+    /// without building anything.
+    private static func isSound(_ key: String, _ entry: ImageEntry) -> Bool {
+        isSHA1(key)
+            && entry.variants.values.allSatisfy { variant in
+                ManifestPath.problem(with: variant.path) == nil
+                    && (variant.formats?.values.allSatisfy { ManifestPath.problem(with: $0.path) == nil } ?? true)
+            }
     }
 
     /// Reads a manifest's JSON shape and version only; `contentProblems()` checks the rest.
@@ -130,6 +142,7 @@ extension Manifest {
 extension Manifest.VariantEntry {
     /// The paths of the variant's files: its JPEG rung, then its format siblings by format.
     public var filePaths: [String] {
-        [path] + (formats ?? [:]).sorted { $0.key < $1.key }.map(\.value.path)
+        guard let formats, !formats.isEmpty else { return [path] }
+        return [path] + formats.sorted { $0.key < $1.key }.map(\.value.path)
     }
 }

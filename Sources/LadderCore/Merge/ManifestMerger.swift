@@ -525,8 +525,7 @@ package struct ManifestMerger: Sendable {
 
     /// Throws the problem reading the manifest whole finds with this image's key and paths.
     static func validate(_ sha1: String, _ entry: Manifest.ImageEntry, in partial: Partial) throws {
-        let alone = Manifest(generator: partial.header.generator, images: [sha1: entry])
-        if let first = alone.contentProblems().first {
+        if let first = Manifest.contentProblems(sha1, entry).first {
             throw ManifestStream.Failure.manifest(reason: "\(first.location): \(first.message)")
         }
     }

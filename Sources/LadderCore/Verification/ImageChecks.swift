@@ -53,10 +53,7 @@ final class ImageChecks: Sendable {
     }
 
     func check(_ key: String, _ entry: Manifest.ImageEntry) {
-        var alone = header
-        alone.shard = nil
-        alone.images = [key: entry]
-        let unsafe = manifestPhase.unsafePaths(alone)
+        let unsafe = manifestPhase.unsafePaths(key, entry)
         let checked = images.check(key, entry, manifest: header, unsafe: unsafe.keys)
         var problems = unsafe.problems + checked.problems
         var replay: ImageReplay?

@@ -19,9 +19,14 @@ struct OrphanPhase {
     /// The paths of an image's files (its variants and their format siblings) relative to the
     /// output folder: what the phase knows.
     func paths(of entry: Manifest.ImageEntry) -> [String] {
-        entry.variants.values.flatMap(\.filePaths).compactMap {
-            prefix.isEmpty ? $0 : FilePath.relative($0, to: prefix)
+        var paths: [String] = []
+        paths.reserveCapacity(entry.variants.count)
+        for variant in entry.variants.values {
+            for path in variant.filePaths {
+                if let relative = prefix.isEmpty ? path : FilePath.relative(path, to: prefix) { paths.append(relative) }
+            }
         }
+        return paths
     }
 
     /// The files of the output folder that are not in `known` (the images' files, as `paths(of:)`
