@@ -113,6 +113,23 @@ struct HostileSourcesTests {
         #expect(twins.count == 2)
     }
 
+    @Test("the walk lists each source once, by its path's bytes, even where folders overlap or names are twins")
+    func walkOrder() throws {
+        let names = [
+            "a/x.jpg", "a.b.jpg", "a-c.jpg", "a/b/y.jpg", "caf\u{E9}.jpg", "cafe\u{301}.jpg", "Z.jpg", "z.jpg",
+        ]
+        let folder = try Self.project(
+            { folder in
+                for name in names { try folder.write([0xFF, 0xD8], to: "photos/" + name) }
+            }, pipeline: #"{"sources": ["photos", "photos/a", "photos"]}"#)
+        let walked = try SourceWalker(configuration: try Pipelines.configuration(in: folder)).walk().files.map(\.path)
+        // The oracle: the paths' UTF-8 bytes, sorted as byte arrays (not a Set of strings, which
+        // would take the two cafés for one).
+        let expected = (["good1.jpg", "nested/good2.jpg"] + names).map { Array(("photos/" + $0).utf8) }
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(walked.map { Array($0.utf8) } == expected)
+    }
+
     @Test("an extension that lies about the content is reported; the content decides")
     func lyingExtension() throws {
         let folder = try Self.project { folder in

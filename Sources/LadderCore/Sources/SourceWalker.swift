@@ -28,9 +28,8 @@ package struct SourceWalker {
         var label: String
         var roots: [String]
         var visited: Set<[UInt64]> = []
-        /// By the path's bytes: names that differ only by Unicode normalization are different
-        /// files here, though Swift's strings compare them equal.
-        var files: [[UInt8]: SourceFile] = [:]
+        /// In the order walked. The same path may come twice, from source folders that overlap.
+        var files: [SourceFile] = []
         var skipped: [SourceWarning] = []
     }
 
@@ -43,10 +42,30 @@ package struct SourceWalker {
             if let status = Directory.status(atPath: root) { context.visited.insert([status.device, status.inode]) }
             try walk(directory, relative: "", context: &context)
         }
-        context.skipped += Self.nameTwins(context.files.values.map(\.path))
-        return Result(
-            files: context.files.values.sorted { $0.path.utf8Precedes($1.path) },
-            warnings: context.skipped.sorted { $0.path < $1.path })
+        let files = Self.sortedOnce(context.files)
+        context.skipped += Self.nameTwins(files.map(\.path))
+        return Result(files: files, warnings: context.skipped.sorted { $0.path < $1.path })
+    }
+
+    /// `files` sorted by their paths' bytes, each path once (as the last walk that reached it
+    /// found it). Names that differ only by Unicode normalization are different files here,
+    /// though Swift's strings compare them equal. The positions are sorted, not the files:
+    /// each folder is listed in order, so they are mostly in order already, and a file is
+    /// moved once.
+    static func sortedOnce(_ files: [SourceFile]) -> [SourceFile] {
+        let order = files.indices.sorted { a, b in
+            files[a].path.utf8Precedes(files[b].path) || (a < b && !files[b].path.utf8Precedes(files[a].path))
+        }
+        var sorted: [SourceFile] = []
+        sorted.reserveCapacity(order.count)
+        for (position, index) in order.enumerated() {
+            // Sorted, so the next path is the same bytes unless this one precedes it.
+            if position + 1 < order.count, !files[index].path.utf8Precedes(files[order[position + 1]].path) {
+                continue
+            }
+            sorted.append(files[index])
+        }
+        return sorted
     }
 
     private func walk(_ directory: Directory, relative: String, context: inout Context) throws(FileSystemError) {
@@ -111,7 +130,7 @@ package struct SourceWalker {
                 guard configuration.include.matches(inside),
                     !configuration.exclude.contains(where: { $0.matches(inside) })
                 else { continue }
-                context.files[Array(path.utf8)] = SourceFile(path: path, absolutePath: readPath, status: status)
+                context.files.append(SourceFile(path: path, absolutePath: readPath, status: status))
 
             case .symbolicLink:
                 context.skipped.append(
