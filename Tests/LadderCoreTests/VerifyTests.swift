@@ -136,6 +136,20 @@ struct VerifyTests {
         #expect(!kinds.contains("checksum"))
     }
 
+    @Test("every file whose scan script the manifest records wrongly is named, also when files share a script")
+    func sharedScriptMismatch() throws {
+        let folder = try Self.builtProject(photos: 6)
+        var manifest = try Self.manifest(folder)
+        let scripts = manifest.images.values.compactMap { $0.variants["full"]?.script }
+        try #require(scripts.count == 6)
+        try #require(Set(scripts).count < scripts.count, "two files share a script: the second is judged as the first")
+        for key in manifest.images.keys { manifest.images[key]?.variants["full"]?.script = "0,1,2: 0-0,0,0;" }
+        try folder.write([UInt8](manifest.jsonData()), to: "build/variants/manifest.json")
+        let report = try Self.verify(folder)
+        let named = report.problems.filter { $0.kind.rawValue == "scan-script" }.map(\.path)
+        #expect(named.count == 6 && Set(named).count == 6, "\(report.problems)")
+    }
+
     @Test("a manifest path that climbs out of the output folder is reported and never followed")
     func unsafePath() throws {
         let folder = try Self.builtProject(photos: 1)

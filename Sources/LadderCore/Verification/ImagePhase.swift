@@ -17,6 +17,7 @@ struct ImagePhase: Sendable {
     let folders: OutputFolders
     let prefix: String
     let verdicts: PlaceholderVerdicts?
+    let scripts = ScanScriptVerdicts()
 
     init(verifier: Verifier, output: Directory, verdicts: PlaceholderVerdicts?) {
         configuration = verifier.configuration
@@ -71,8 +72,7 @@ struct ImagePhase: Sendable {
         // read, may be decoded and was made with the current recipe (else its own problem says
         // why it cannot vouch for the placeholder).
         let made = PlaceholderInput.source(
-            of: entry.variants.map { (name: $0.key, width: $0.value.width, height: $0.value.height, variant: $0.value) }
-        )
+            of: entry.variants.map { (name: $0.key, width: $0.value.width, height: $0.value.height, variant: ()) })
         let rung = made.flatMap { made in result.rungs.first { $0.recipe.name == made.name } }
         let vouches = rung.map { result.decodable && recipeCheck.isCurrent($0.recipe.name, $0.entry) } ?? false
         result.problems += PlaceholderCheck(
@@ -110,6 +110,7 @@ struct ImagePhase: Sendable {
             recipe: recipe, entry: variant, bytes: bytes, keep: configuration.metadata.keep, label: label, image: key)
         check.limits = configuration.limits
         check.deep = deep
+        check.scripts = scripts
         let outcome = check.check()
         result.problems += outcome.problems
         result.problems += ScanEndsCheck(
@@ -121,7 +122,9 @@ struct ImagePhase: Sendable {
             result.facts.labels[name] = label
         }
         result.rungs.append(Rung(recipe: recipe, entry: variant, bytes: bytes, sha256: outcome.sha256))
-        result.problems += SiblingCheck(recipe: recipe, rung: variant, image: key, phase: self).problems()
+        if variant.formats?.isEmpty == false {
+            result.problems += SiblingCheck(recipe: recipe, rung: variant, image: key, phase: self).problems()
+        }
     }
 
     /// Reads the file at `relative` (inside the output folder), never more than the build would

@@ -20,6 +20,8 @@ struct VariantCheck {
     var limits = DecodeLimits()
     /// Decode the file even when its SHA-256 matches.
     var deep = false
+    /// The scan scripts already checked in this run; nil to check each file's.
+    var scripts: ScanScriptVerdicts?
 
     /// What the checks found, and the file's SHA-256.
     struct Outcome {
@@ -127,10 +129,15 @@ struct VariantCheck {
                     "a baseline JPEG, but the recipe asks for \(progressive.scanCount) progressive scans")
                 return
             }
-            if let mismatch = progressive.mismatch(
-                structure.scans.map(\.script), components: structure.components.count,
-                recorded: recordedFile ? entry.script : nil)
-            {
+            let scans = structure.scans.map(\.script)
+            let components = structure.components.count
+            let recorded = recordedFile ? entry.script : nil
+            let mismatch =
+                scripts.map {
+                    $0.mismatch(variant: recipe.name, progressive, scans, components: components, recorded: recorded)
+                }
+                ?? progressive.mismatch(scans, components: components, recorded: recorded)
+            if let mismatch {
                 // Scans/ speaks of two kinds of mismatch: the count, or the script.
                 problem(mismatch.kind == ProblemKind.scanCount.rawValue ? .scanCount : .scanScript, mismatch.message)
             }
