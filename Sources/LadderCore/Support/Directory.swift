@@ -176,23 +176,26 @@ package final class Directory: @unchecked Sendable {
     }
 
     /// Refuses a file of `size` bytes when that is over `limit`.
-    static func checkSize(_ size: Int, limit: Int, path: String) throws(FileSystemError) {
+    static func checkSize(_ size: Int, limit: Int, path: @autoclosure () -> String) throws(FileSystemError) {
         guard size <= limit else {
             throw FileSystemError(
-                operation: "read", path: path, code: 0, reason: "the file has \(size) bytes, over the limit of \(limit)"
+                operation: "read", path: path(), code: 0,
+                reason: "the file has \(size) bytes, over the limit of \(limit)"
             )
         }
     }
 
     /// The size of an open file, checked to be a regular file within `limit` bytes.
-    static func regularFileSize(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> Int {
+    static func regularFileSize(
+        _ file: Int32, path: @autoclosure () -> String, limit: Int
+    ) throws(FileSystemError) -> Int {
         var info = stat()
-        guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", path) }
+        guard fstat(file, &info) == 0 else { throw FileSystemError.current("inspect", path()) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FileSystemError(operation: "read", path: path, code: 0, reason: "not a regular file")
+            throw FileSystemError(operation: "read", path: path(), code: 0, reason: "not a regular file")
         }
         let size = Int(info.st_size)
-        try checkSize(size, limit: limit, path: path)
+        try checkSize(size, limit: limit, path: path())
         return size
     }
 
@@ -212,8 +215,8 @@ package final class Directory: @unchecked Sendable {
 
     /// Reads an open file whole after checking it is a regular file within `limit` bytes.
 
-    static func readAll(_ file: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
-        let size = try regularFileSize(file, path: path, limit: limit)
+    static func readAll(_ file: Int32, path: @autoclosure () -> String, limit: Int) throws(FileSystemError) -> [UInt8] {
+        let size = try regularFileSize(file, path: path(), limit: limit)
         // Read straight into the array's storage: no zero-filling of what is about to be read.
         var failure: FileSystemError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
@@ -221,7 +224,7 @@ package final class Directory: @unchecked Sendable {
                 let count = read(file, buffer.baseAddress! + initialized, size - initialized)
                 if count < 0 {
                     if errno == EINTR { continue }
-                    failure = FileSystemError.current("read", path)
+                    failure = FileSystemError.current("read", path())
                     return
                 }
                 if count == 0 { break }  // the file shrank while being read
@@ -231,7 +234,7 @@ package final class Directory: @unchecked Sendable {
         if let failure { throw failure }
         guard bytes.count == size else {
             throw FileSystemError(
-                operation: "read", path: path, code: 0, reason: "the file changed size while being read")
+                operation: "read", path: path(), code: 0, reason: "the file changed size while being read")
         }
         return bytes
 

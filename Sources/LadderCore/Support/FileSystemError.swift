@@ -17,8 +17,9 @@ package struct FileSystemError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// The error for the current errno.
-    static func current(_ operation: String, _ path: String) -> FileSystemError {
-        FileSystemError(operation: operation, path: path, code: errno)
+    static func current(_ operation: String, _ path: @autoclosure () -> String) -> FileSystemError {
+        let code = errno
+        return FileSystemError(operation: operation, path: path(), code: code)
     }
 
     package var description: String { "cannot \(operation) '\(path)': \(reason)" }
