@@ -133,10 +133,12 @@ struct VariantCheck {
             let components = structure.components.count
             let recorded = recordedFile ? entry.script : nil
             let mismatch =
-                scripts.map {
-                    $0.mismatch(variant: recipe.name, progressive, scans, components: components, recorded: recorded)
+                if let scripts {
+                    scripts.mismatch(
+                        variant: recipe.name, progressive, scans, components: components, recorded: recorded)
+                } else {
+                    progressive.mismatch(scans, components: components, recorded: recorded)
                 }
-                ?? progressive.mismatch(scans, components: components, recorded: recorded)
             if let mismatch {
                 // Scans/ speaks of two kinds of mismatch: the count, or the script.
                 problem(mismatch.kind == ProblemKind.scanCount.rawValue ? .scanCount : .scanScript, mismatch.message)
