@@ -86,8 +86,7 @@ package final class JSONMemberStream {
         callbacks.pointee.yajl_end_map = { context in JSONMemberStream.of(context).close() }
         callbacks.pointee.yajl_end_array = { context in JSONMemberStream.of(context).close() }
         callbacks.pointee.yajl_map_key = { context, bytes, count in
-            JSONMemberStream.of(context).key(
-                String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+            JSONMemberStream.of(context).key(UnsafeBufferPointer(start: bytes, count: count))
         }
     }
 
@@ -154,9 +153,11 @@ package final class JSONMemberStream {
     /// True when a value that ends at `depth` is a member to hand over.
     private var isMemberDepth: Bool { depth == 1 || (depth == 2 && streamed != nil) }
 
-    private func key(_ name: String) -> Int32 {
+    /// A key: kept as a String only when it names a member to hand over (the keys inside
+    /// members, most of a manifest's, are the reader's to decode).
+    private func key(_ name: UnsafeBufferPointer<UInt8>) -> Int32 {
         if isMemberDepth {
-            key = name
+            key = String(decoding: name, as: UTF8.self)
             valueStart = offset
         }
         return 1
