@@ -233,6 +233,27 @@ struct ShardingTests {
         #expect(try folder.read(Self.manifestPath) == whole.read(Self.manifestPath))
     }
 
+    @Test("every unreadable partial manifest is named, in the order of their names, with why")
+    func unreadablePartials() throws {
+        let folder = try Self.project(photos: 6)
+        for index in 1...3 { try Pipelines.build(in: folder, shard: Self.shard(index, of: 3)) }
+        let first = "build/variants/manifest.shard-1-of-3.json"
+        let third = "build/variants/manifest.shard-3-of-3.json"
+        let whole = try folder.read(first)
+        try folder.write(Array(whole.prefix(whole.count / 2)), to: first)
+        let original = try String(decoding: folder.read(third), as: UTF8.self)
+        let text = original.replacingOccurrences(of: #""version" : 1"#, with: #""version" : "one""#)
+        try #require(text != original, "the third's version is spoilt")
+        try folder.write(text, to: third)
+        let report = try Pipelines.merge(in: folder)
+        #expect(report.problems.map(\.kind) == [.unreadable, .unreadable])
+        #expect(report.problems.first?.path.hasSuffix("manifest.shard-1-of-3.json") == true)
+        #expect(report.problems.last?.path.hasSuffix("manifest.shard-3-of-3.json") == true)
+        #expect(report.problems.first?.message.contains("JSON") == true, "\(report.problems)")
+        #expect(report.problems.last?.message.contains("version") == true, "\(report.problems)")
+        #expect(!folder.exists(Self.manifestPath))
+    }
+
     @Test("merging with no partial manifests says how to make them")
     func nothingToMerge() throws {
         let folder = try Self.project(photos: 1)

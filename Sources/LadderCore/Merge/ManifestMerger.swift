@@ -1,5 +1,6 @@
 import Foundation
 package import LadderManifest
+import Synchronization
 
 /// Joins the partial manifests of a sharded build into the manifest an unsharded build would
 /// have written, byte for byte, after checking that they fit together: every shard is there
@@ -48,13 +49,9 @@ package struct ManifestMerger: Sendable {
         var report = MergeReport(manifestPath: manifestPath, partials: names.map { FilePath.join(folder.path, $0) })
 
         var partials: [Partial] = []
-        for name in names {
-            let path = FilePath.join(folder.path, name)
-            do throws(ManifestStream.Failure) {
-                let stream = try ManifestStream(path: path, byteLimit: Int.max)
-                if let first = stream.header.contentProblems().first {
-                    throw .manifest(reason: "\(first.location): \(first.message)")
-                }
+        for (name, read) in zip(names, Self.readTopLevels(names.map { FilePath.join(folder.path, $0) })) {
+            switch read {
+            case .success(let stream):
                 partials.append(
                     Partial(name: name, header: stream.header, imageCount: stream.imageCount) {
                         let images = try stream.images()
@@ -62,7 +59,8 @@ package struct ManifestMerger: Sendable {
                             try images.next(atLeast: 256)
                         }
                     })
-            } catch {
+            case .failure(let error):
+                let path = FilePath.join(folder.path, name)
                 report.problems.append(MergeProblem(path: path, kind: .unreadable, message: Self.message(error)))
             }
         }
@@ -110,6 +108,27 @@ package struct ManifestMerger: Sendable {
         }
         try folder.synchronize()
         return report
+    }
+
+    /// The partial manifests at `paths`, each opened with its top level read and checked, in
+    /// the order of `paths`. Reading a top level is a pass over the whole file (its images are
+    /// counted, and fields may follow them), which is the first tenth of a merge's work: the
+    /// files are read side by side, as many at a time as there are cores.
+    static func readTopLevels(_ paths: [String]) -> [Result<ManifestStream, ManifestStream.Failure>] {
+        let results = Mutex<[Result<ManifestStream, ManifestStream.Failure>?]>(
+            Array(repeating: nil, count: paths.count))
+        ParallelRunner.run(count: paths.count, width: Defaults.jobs) { index in
+            let read = Result { () throws(ManifestStream.Failure) -> ManifestStream in
+                let stream = try ManifestStream(path: paths[index], byteLimit: Int.max)
+                if let first = stream.header.contentProblems().first {
+                    throw .manifest(reason: "\(first.location): \(first.message)")
+                }
+                return stream
+            }
+            results.withLock { $0[index] = read }
+            return true
+        }
+        return results.withLock { $0.map { $0! } }
     }
 
     /// Writes the manifest `name` of `header`, and its index, from the images `images` hands
