@@ -3,7 +3,7 @@ import LadderImaging
 import LadderManifest
 import Testing
 
-/// The image entries verify and merge read with yajl's tree parser, held to `JSONDecoder`: the
+/// The image entries verify and merge read with yajl's event parser, held to `JSONDecoder`: the
 /// same entry for what ladder writes, and nil (so that `JSONDecoder` decides) for what it is
 /// not sure of.
 @Suite("Image entry parser")
@@ -70,6 +70,27 @@ struct ImageEntryParserTests {
         #expect(parsed.hasAlpha == false)
     }
 
+    /// A sound variant's text, for the cases below.
+    static let variant =
+        #"{"path": "p", "width": 1, "height": 1, "bytes": 1, "sha256": "s", "progressive": true, "scans": 1, "recipe": "r"}"#
+
+    @Test("unknown members are skipped at every level, containers within them included, as JSONDecoder skips them")
+    func skipsUnknownMembers() throws {
+        let text = """
+            {"extra": {"a": [[], {"b": [1, {"c": {}}]}], "variants": 1}, "sources": ["s"], "width": 3, "height": 4,
+             "variants": {"full": {"path": "p.jpg", "new": [{"path": 1}], "width": 1, "height": 2, "bytes": 3,
+               "sha256": "s", "progressive": false, "scans": 1, "recipe": "r",
+               "formats": {"webp": {"later": {"path": null}, "path": "p.webp", "bytes": 9, "sha256": "t"}}}},
+             "after": [null, true, 1.5, "x"], "gpsRemoved": true}
+            """
+        let json = Array(text.utf8)
+        let expected = try JSONDecoder().decode(Manifest.ImageEntry.self, from: Data(json))
+        let parsed = try #require(ImageEntryParser.parse(json))
+        #expect(parsed == expected)
+        #expect(parsed.variants["full"]?.formats?["webp"]?.path == "p.webp")
+        #expect(parsed.gpsRemoved == true && parsed.sources == ["s"])
+    }
+
     @Test(
         "what it is not sure of is left to JSONDecoder",
         arguments: [
@@ -87,6 +108,18 @@ struct ImageEntryParserTests {
             #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {}}}"#,
             #"{"sources": [], "width": 1, "height": 1, "variants": [], "format": 1}"#,
             #"[1]"#,
+            // Checked in every object it reads, as JSONDecoder would be asked to.
+            #"{"sources": [], "width": 1, "height": 1, "variants": {}, "x": 1, "x": 2}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": \#(variant), "a": \#(variant)}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {"path": "p", "path": "q", "width": 1, "height": 1, "bytes": 1, "sha256": "s", "progressive": true, "scans": 1, "recipe": "r"}}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {"path": null, "width": 1, "height": 1, "bytes": 1, "sha256": "s", "progressive": true, "scans": 1, "recipe": "r"}}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {"path": "p", "width": 1, "height": 1, "bytes": 1, "sha256": "s", "progressive": true, "scans": 1, "recipe": "r", "scanEnds": [1, "2"]}}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {"path": "p", "width": 1, "height": 1, "bytes": 1, "sha256": "s", "progressive": true, "scans": 1, "recipe": "r", "formats": {"webp": {"path": "w", "bytes": null, "sha256": "t"}}}}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {"a": {"path": "p", "width": 1, "height": 1, "bytes": 1, "sha256": "s", "progressive": true, "scans": 1, "recipe": "r", "formats": {"webp": {"path": "w", "sha256": "t"}}}}}"#,
+            #"{"sources": "a", "width": 1, "height": 1, "variants": {}}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {}, "format": ["png"]}"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {}} 1"#,
+            #"{"sources": [], "width": 1, "height": 1, "variants": {}"#,
         ])
     func leavesTheRest(_ text: String) {
         #expect(ImageEntryParser.parse(Array(text.utf8)) == nil)

@@ -4,8 +4,8 @@ package import LadderManifest
 
 /// A manifest read without holding it: a first pass reads everything but the images (and
 /// counts them), then `images` hands them over a batch at a time, each read into the manifest's
-/// own model by yajl's tree parser (`ImageEntryParser`), or by `JSONDecoder` when that parser is
-/// not sure of an entry. yajl (`JSONMemberStream`) frames the document, so
+/// own model by yajl's event parser (`ImageEntryParser`), or by `JSONDecoder` when that parser
+/// is not sure of an entry. yajl (`JSONMemberStream`) frames the document, so
 /// memory stays at a chunk and a batch whatever the number of images.
 ///
 /// A manifest that cannot be read this way (bad JSON, a value of the wrong type) is decoded
