@@ -48,6 +48,10 @@ package struct ManifestMerger: Sendable {
         let names = try folder.entries().filter { Shard.isPartialManifestName($0, for: manifestPath) }
         var report = MergeReport(manifestPath: manifestPath, partials: names.map { FilePath.join(folder.path, $0) })
 
+        // Every shard's next batch is read here, one at a time, while this thread checks and
+        // writes: on two cores, a thread for each shard's batch took turns with this one, which
+        // then also waited for malloc's locks, freeing what they had allocated.
+        let parsing = DispatchQueue(label: "ladder.merge.read")
         var partials: [Partial] = []
         for (name, read) in zip(names, Self.readTopLevels(names.map { FilePath.join(folder.path, $0) })) {
             switch read {
@@ -55,7 +59,7 @@ package struct ManifestMerger: Sendable {
                 partials.append(
                     Partial(name: name, header: stream.header, imageCount: stream.imageCount) {
                         let images = try stream.images()
-                        return ImageReader(prefetching: true) { () throws(ManifestStream.Failure) in
+                        return ImageReader(prefetchingOn: parsing) { () throws(ManifestStream.Failure) in
                             try images.next(atLeast: 256)
                         }
                     })
@@ -171,9 +175,10 @@ package struct ManifestMerger: Sendable {
     }
 
     /// The images of a partial manifest, one at a time in its order, read a batch at a time.
-    /// With `prefetching`, the next batch is read on a thread of its own while this one is
-    /// handed over: reading (yajl's parse into the model) is half of a merge's work, and
-    /// checking or writing the images the other half.
+    /// With `prefetchingOn`, the next batch is read on that serial queue while this one is
+    /// handed over, and a batch handed over is released there too, where its memory was
+    /// allocated: reading (yajl's parse into the model) is half of a merge's work, and checking
+    /// or writing the images the other half.
     final class ImageReader {
         typealias Batch = [(key: String, entry: Manifest.ImageEntry)]
         /// The reading function, handed to one thread at a time: the next batch is read only
@@ -182,22 +187,32 @@ package struct ManifestMerger: Sendable {
             let read: () throws -> Batch
         }
 
+        /// A batch handed over, released on the queue that read it.
+        private struct Done: @unchecked Sendable {
+            let batch: Batch
+        }
+
         private let readBatch: () throws -> Batch
-        private let prefetching: Bool
+        private let queue: DispatchQueue?
         private var prefetched: Background<Result<Batch, any Error>>?
         private var batch: Batch = []
         private var position = 0
         private var ended = false
 
-        init(prefetching: Bool = false, readBatch: @escaping () throws -> Batch) {
+        init(prefetchingOn queue: DispatchQueue? = nil, readBatch: @escaping () throws -> Batch) {
             self.readBatch = readBatch
-            self.prefetching = prefetching
+            self.queue = queue
         }
 
         /// The next image; nil at the end.
         func next() throws -> (key: String, entry: Manifest.ImageEntry)? {
             if position == batch.count {
                 if ended { return nil }
+                if let queue, !batch.isEmpty {
+                    let done = Done(batch: batch)
+                    batch = []
+                    queue.async { withExtendedLifetime(done) {} }
+                }
                 batch = try (prefetched?.value ?? Result { try readBatch() }).get()
                 prefetched = nil
                 position = 0
@@ -205,9 +220,9 @@ package struct ManifestMerger: Sendable {
                     ended = true
                     return nil
                 }
-                if prefetching {
+                if let queue {
                     let reading = Reading(read: readBatch)
-                    prefetched = Background { Result { try reading.read() } }
+                    prefetched = Background(on: queue) { Result { try reading.read() } }
                 }
             }
             defer { position += 1 }
