@@ -167,6 +167,25 @@ struct ShardingTests {
         #expect(!folder.exists(Self.manifestPath))
     }
 
+    @Test("a source claimed by images of two shards, each image in its own shard, is refused and named")
+    func sourceClaimedTwice() throws {
+        let folder = try Self.project(photos: 6)
+        for index in 1...2 { try Pipelines.build(in: folder, shard: Self.shard(index, of: 2)) }
+        let first = "build/variants/manifest.shard-1-of-2.json"
+        let second = "build/variants/manifest.shard-2-of-2.json"
+        var one = try Manifest(jsonData: Data(folder.read(first)))
+        let two = try Manifest(jsonData: Data(folder.read(second)))
+        let claimed = try #require(two.images.values.first?.sources.first)
+        let (sha1, _) = try #require(one.images.first)
+        one.images[sha1]?.sources.append(claimed)
+        try folder.write(Array(one.jsonData()), to: first)
+        let report = try Pipelines.merge(in: folder)
+        #expect(report.problems.map(\.kind) == [.overlap], "\(report.problems)")
+        #expect(report.problems.first?.message.contains(claimed) == true)
+        #expect(!folder.exists(Self.manifestPath))
+        #expect(!folder.exists("build/variants/index/layout.json"), "no index is put in place")
+    }
+
     @Test("a merge that finds a problem after it began writing leaves the manifest and index as they were")
     func problemWhileWriting() throws {
         let folder = try Self.project()

@@ -20,11 +20,19 @@ extension Builder {
     /// SHA1 of source paths (sorted), each followed by a line feed: what every shard of a build
     /// must agree on.
     static func sourceListSHA1(_ sortedPaths: [String]) -> String {
+        sourceListSHA1(sortedPaths.lazy.map { Array($0.utf8) })
+    }
+
+    /// `sourceListSHA1(_:)` of paths given as their bytes.
+    static func sourceListSHA1(_ sortedPaths: some Sequence<some RandomAccessCollection<UInt8>>) -> String {
         var checksum = Checksum(.sha1)
+        let lineFeed: [UInt8] = [0x0A]
         for path in sortedPaths {
-            var line = Array(path.utf8)
-            line.append(0x0A)
-            line.withUnsafeBytes { checksum.update($0) }
+            let contiguous: Void? = path.withContiguousStorageIfAvailable {
+                checksum.update(UnsafeRawBufferPointer($0))
+            }
+            if contiguous == nil { Array(path).withUnsafeBytes { checksum.update($0) } }
+            lineFeed.withUnsafeBytes { checksum.update($0) }
         }
         return checksum.hexDigest()
     }

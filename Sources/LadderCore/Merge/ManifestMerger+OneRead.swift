@@ -35,7 +35,8 @@ extension ManifestMerger {
     /// that owns it, and comes after the shard's image before it; each source (the failures'
     /// too) is covered once, and the sources covered are those the shards found. Returns false
     /// at the first check that does not hold, or an image that cannot be read, handing over
-    /// nothing more. Only `body`'s errors are thrown.
+    /// nothing more; the sources are checked once every image has passed. Only `body`'s errors
+    /// are thrown.
     static func forEachCheckedImage(
         of shards: [(partial: Partial, shard: Manifest.Shard)], _ body: (String, Manifest.ImageEntry) throws -> Void
     ) throws -> Bool {
@@ -62,12 +63,12 @@ extension ManifestMerger {
             case .wrong: return false
             }
         }
-        var covered = Set<[UInt8]>()
+        var covered = SourceCoverage()
         var last: String?
         while let smallest = smallest(heads), let (sha1, entry) = heads[smallest] {
             // The same image in two shards comes out twice in a row.
             if sha1 == last { return false }
-            for source in entry.sources where !covered.insert(Array(source.utf8)).inserted { return false }
+            for source in entry.sources { covered.add(source) }
             try body(sha1, entry)
             last = sha1
             switch next(smallest, after: sha1) {
@@ -77,12 +78,11 @@ extension ManifestMerger {
             }
         }
         for (partial, _) in shards {
-            for source in partial.header.failures.keys where !covered.insert(Array(source.utf8)).inserted {
-                return false
-            }
+            for source in partial.header.failures.keys { covered.add(source) }
         }
-        let paths = sourceList(covered)
-        return paths.count == reference.shard.sources && Builder.sourceListSHA1(paths) == reference.shard.sourcesSHA1
+        // A source covered twice, or left out, is found here, once every image has passed.
+        let list = covered.sortedList()
+        return list.count == reference.shard.sources && list.sha1 == reference.shard.sourcesSHA1
     }
 
     /// What the next image of a shard is, in `forEachCheckedImage`.
