@@ -50,15 +50,29 @@ struct JSONTextWriter {
     /// An object of `values` by key, members in sorted key order, each written by `write`.
     mutating func object<Value>(sorting values: [String: Value], _ write: (Value, inout JSONTextWriter) -> Void) {
         object { json in
-            for key in Self.sorted(values.keys) { json.member(key) { write(values[key]!, &$0) } }
+            for key in Self.sorted(values.keys) {
+                json.separate()
+                json.key(key)
+                write(values[key]!, &json)
+            }
         }
     }
 
-    /// A member of the open object: the separator, the key, then its value from `value`.
-    mutating func member(_ key: String, _ value: (inout JSONTextWriter) -> Void) {
+    /// A member of the open object: the separator, the key, then its value from `value`. The
+    /// key is one of the model's names, plain ASCII with nothing to escape, written as it is.
+    mutating func member(_ key: StaticString, _ value: (inout JSONTextWriter) -> Void) {
         separate()
-        self.key(key)
+        bytes.append(0x22)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(0x22)
+        if pretty { bytes += Self.keySeparator } else { bytes.append(0x3A) }
         value(&self)
+    }
+
+    /// Text written as it is: what comes before a piece's first member, which the caller
+    /// knows to be sound JSON in its place.
+    mutating func raw(_ text: [UInt8]) {
+        bytes += text
     }
 
     /// A key and the separator after it, for a value that follows.
@@ -113,11 +127,15 @@ struct JSONTextWriter {
     }
 
     mutating func boolean(_ value: Bool) {
-        bytes += value ? Array("true".utf8) : Array("false".utf8)
+        bytes += value ? Self.trueText : Self.falseText
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
     private static let keySeparator = Array(" : ".utf8)
+    private static let trueText = Array("true".utf8)
+    private static let falseText = Array("false".utf8)
+    /// Indentation for `newline()`, copied a slice at a time.
+    private static let spaces = [UInt8](repeating: 0x20, count: 64)
 
     private mutating func separate() {
         if !first { bytes.append(0x2C) }
@@ -127,7 +145,12 @@ struct JSONTextWriter {
 
     private mutating func newline() {
         bytes.append(0x0A)
-        bytes += repeatElement(0x20, count: 2 * depth)
+        var left = 2 * depth
+        while left > 0 {
+            let run = min(left, Self.spaces.count)
+            bytes += Self.spaces[..<run]
+            left -= run
+        }
     }
 
     private mutating func container(open: UInt8, close: UInt8, _ body: (inout JSONTextWriter) -> Void) {

@@ -34,14 +34,18 @@ extension Manifest {
 
         /// One image's text, preceded by the separator from the previous one unless it is the
         /// `first`.
-        public func image(_ key: String, _ entry: ImageEntry, first: Bool) -> Data {
+        public func image(_ key: String, _ entry: ImageEntry, first: Bool) -> [UInt8] {
             var normalized = entry
-            normalized.sources.sort()
+            // Sorted already, as most are (one source): sorting would copy them.
+            if zip(entry.sources, entry.sources.dropFirst()).contains(where: { $0 > $1 }) {
+                normalized.sources.sort()
+            }
             if normalized.hasPlainKeys {
                 var json = JSONTextWriter(pretty: true, depth: 2, capacity: 4096)
+                json.raw(first ? Self.firstSeparator : Self.separator)
                 json.key(key)
                 normalized.write(to: &json)
-                return Data((first ? "    " : ",\n    ").utf8) + json.bytes
+                return json.bytes
             }
             // Encoding plain structs of strings and integers cannot fail.
             let encoded = (try? encoder.encode(normalized)) ?? Data()
@@ -56,8 +60,11 @@ extension Manifest {
                 piece.append(byte)
                 afterNewline = byte == 0x0A
             }
-            return Data(piece)
+            return piece
         }
+
+        private static let firstSeparator = Array("    ".utf8)
+        private static let separator = Array(",\n    ".utf8)
 
         private static func find(_ needle: [UInt8], in text: [UInt8], from start: Int) -> Int? {
             guard needle.count <= text.count else { return nil }

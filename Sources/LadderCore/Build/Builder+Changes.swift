@@ -247,7 +247,7 @@ extension Builder {
         }
         func emitNew(_ sha1: String) {
             guard let entry = changes[sha1]! else { return }
-            emit([UInt8](pieces.image(sha1, entry, first: true)).dropFirst(4))
+            emit(pieces.image(sha1, entry, first: true).dropFirst(4))
         }
         var pending = changes.keys.sorted()[...]
         for image in text.images {
