@@ -69,8 +69,8 @@ struct JSONTextWriter {
         value(&self)
     }
 
-    /// Text written as it is: what comes before a piece's first member, which the caller
-    /// knows to be sound JSON in its place.
+    /// Text written as it is (the separator before an image's piece), which the caller knows
+    /// to be sound JSON in its place.
     mutating func raw(_ text: [UInt8]) {
         bytes += text
     }

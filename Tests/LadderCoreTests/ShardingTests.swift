@@ -150,17 +150,28 @@ struct ShardingTests {
 
     }
 
-    @Test("an image in two shards, or a source covered twice, is refused")
-    func overlap() throws {
-        let folder = try Self.project(photos: 4)
+    /// A project of `photos` built in two shards, and what the first shard's partial manifest
+    /// becomes once `edit` has changed it, given the second's.
+    static func twoShards(
+        photos: Int, editingFirst edit: (inout Manifest, Manifest) throws -> Void
+    ) throws -> TemporaryDirectory {
+        let folder = try Self.project(photos: photos)
         for index in 1...2 { try Pipelines.build(in: folder, shard: Self.shard(index, of: 2)) }
         let first = "build/variants/manifest.shard-1-of-2.json"
-        let second = "build/variants/manifest.shard-2-of-2.json"
         var one = try Manifest(jsonData: Data(folder.read(first)))
-        let two = try Manifest(jsonData: Data(folder.read(second)))
-        let (sha1, entry) = try #require(two.images.first)
-        one.images[sha1] = entry
+        try edit(&one, Manifest(jsonData: Data(folder.read("build/variants/manifest.shard-2-of-2.json"))))
         try folder.write(Array(one.jsonData()), to: first)
+        return folder
+    }
+
+    @Test("an image in two shards, or a source covered twice, is refused")
+    func overlap() throws {
+        var sha1 = ""
+        let folder = try Self.twoShards(photos: 4) { one, two in
+            let (key, entry) = try #require(two.images.first)
+            one.images[key] = entry
+            sha1 = key
+        }
         let report = try Pipelines.merge(in: folder)
         #expect(report.problems.contains { $0.kind == .wrongShard && $0.message.contains(sha1) })
         #expect(report.problems.contains { $0.kind == .overlap && $0.message.contains(sha1) })
@@ -169,16 +180,12 @@ struct ShardingTests {
 
     @Test("a source claimed by images of two shards, each image in its own shard, is refused and named")
     func sourceClaimedTwice() throws {
-        let folder = try Self.project(photos: 6)
-        for index in 1...2 { try Pipelines.build(in: folder, shard: Self.shard(index, of: 2)) }
-        let first = "build/variants/manifest.shard-1-of-2.json"
-        let second = "build/variants/manifest.shard-2-of-2.json"
-        var one = try Manifest(jsonData: Data(folder.read(first)))
-        let two = try Manifest(jsonData: Data(folder.read(second)))
-        let claimed = try #require(two.images.values.first?.sources.first)
-        let (sha1, _) = try #require(one.images.first)
-        one.images[sha1]?.sources.append(claimed)
-        try folder.write(Array(one.jsonData()), to: first)
+        var claimed = ""
+        let folder = try Self.twoShards(photos: 6) { one, two in
+            claimed = try #require(two.images.values.first?.sources.first)
+            let (sha1, _) = try #require(one.images.first)
+            one.images[sha1]?.sources.append(claimed)
+        }
         let report = try Pipelines.merge(in: folder)
         #expect(report.problems.map(\.kind) == [.overlap], "\(report.problems)")
         #expect(report.problems.first?.message.contains(claimed) == true)

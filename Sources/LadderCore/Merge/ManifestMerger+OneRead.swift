@@ -68,7 +68,7 @@ extension ManifestMerger {
         while let smallest = smallest(heads), let (sha1, entry) = heads[smallest] {
             // The same image in two shards comes out twice in a row.
             if sha1 == last { return false }
-            for source in entry.sources { covered.add(source) }
+            for source in entry.sources { covered.add(source.utf8) }
             try body(sha1, entry)
             last = sha1
             switch next(smallest, after: sha1) {
@@ -78,7 +78,7 @@ extension ManifestMerger {
             }
         }
         for (partial, _) in shards {
-            for source in partial.header.failures.keys { covered.add(source) }
+            for source in partial.header.failures.keys { covered.add(source.utf8) }
         }
         // A source covered twice, or left out, is found here, once every image has passed.
         let list = covered.sortedList()

@@ -335,10 +335,10 @@ package struct ManifestMerger: Sendable {
             )
         }
         problems = scan.problems
-        let covered = sourceList(scan.sourceShard.keys)
-        if covered.count != reference.shard.sources
-            || Builder.sourceListSHA1(covered) != reference.shard.sourcesSHA1
-        {
+        var coverage = SourceCoverage()
+        for path in scan.sourceShard.keys { coverage.add(path) }
+        let covered = coverage.sortedList()
+        if covered.count != reference.shard.sources || covered.sha1 != reference.shard.sourcesSHA1 {
             problems.append(
                 MergeProblem(
                     path: reference.partial.name, kind: .uncovered,
@@ -352,12 +352,6 @@ package struct ManifestMerger: Sendable {
             failureSHA1: scan.failureSHA1)
         let imageCount = shards.reduce(0) { $0 + $1.partial.imageCount }
         return (Plan(header: header, shards: shards.map(\.partial), imageCount: imageCount, ordered: scan.ordered), [])
-    }
-
-    /// The source paths covered, by their bytes, as the list whose SHA1 a shard records
-    /// (`Builder.sourceListSHA1`): sorted by their bytes.
-    static func sourceList(_ paths: some Collection<[UInt8]>) -> [String] {
-        paths.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The merged manifest without its images: the shards' generator, their recipes and the

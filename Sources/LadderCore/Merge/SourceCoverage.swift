@@ -11,9 +11,9 @@ struct SourceCoverage {
     /// Where each path ends in `bytes`; it starts where the one before ends.
     private var ends: [Int] = []
 
-    /// Adds a path covered.
-    mutating func add(_ path: String) {
-        bytes.append(contentsOf: path.utf8)
+    /// Adds a path covered, by its bytes.
+    mutating func add(_ path: some Collection<UInt8>) {
+        bytes.append(contentsOf: path)
         ends.append(bytes.count)
     }
 
