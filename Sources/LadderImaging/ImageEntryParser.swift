@@ -288,36 +288,16 @@ private struct Reader {
         // Optional members may be null; required ones may not.
         if case .null = value { return field >= 4 }
         switch field {
-        case 1:
-            width = Self.integer(value)
-            return width != nil
-        case 2:
-            height = Self.integer(value)
-            return height != nil
-        case 4:
-            format = Self.string(value)
-            return format != nil
-        case 5:
-            bytes = Self.integer(value)
-            return bytes != nil
-        case 6:
-            orientation = Self.integer(value)
-            return orientation != nil
-        case 7:
-            captured = Self.string(value)
-            return captured != nil
-        case 8:
-            gpsRemoved = Self.boolean(value)
-            return gpsRemoved != nil
-        case 9:
-            placeholder = Self.string(value)
-            return placeholder != nil
-        case 10:
-            averageColor = Self.string(value)
-            return averageColor != nil
-        case 11:
-            hasAlpha = Self.boolean(value)
-            return hasAlpha != nil
+        case 1: return Self.set(&width, Self.integer(value))
+        case 2: return Self.set(&height, Self.integer(value))
+        case 4: return Self.set(&format, Self.string(value))
+        case 5: return Self.set(&bytes, Self.integer(value))
+        case 6: return Self.set(&orientation, Self.integer(value))
+        case 7: return Self.set(&captured, Self.string(value))
+        case 8: return Self.set(&gpsRemoved, Self.boolean(value))
+        case 9: return Self.set(&placeholder, Self.string(value))
+        case 10: return Self.set(&averageColor, Self.string(value))
+        case 11: return Self.set(&hasAlpha, Self.boolean(value))
         default:
             // sources and variants are containers.
             return false
@@ -329,33 +309,15 @@ private struct Reader {
         // script, scanEnds and formats may be null.
         if case .null = value { return field >= 8 }
         switch field {
-        case 0:
-            variant.path = Self.string(value)
-            return variant.path != nil
-        case 1:
-            variant.width = Self.integer(value)
-            return variant.width != nil
-        case 2:
-            variant.height = Self.integer(value)
-            return variant.height != nil
-        case 3:
-            variant.bytes = Self.integer(value)
-            return variant.bytes != nil
-        case 4:
-            variant.sha256 = Self.string(value)
-            return variant.sha256 != nil
-        case 5:
-            variant.progressive = Self.boolean(value)
-            return variant.progressive != nil
-        case 6:
-            variant.scans = Self.integer(value)
-            return variant.scans != nil
-        case 7:
-            variant.recipe = Self.string(value)
-            return variant.recipe != nil
-        case 8:
-            variant.script = Self.string(value)
-            return variant.script != nil
+        case 0: return Self.set(&variant.path, Self.string(value))
+        case 1: return Self.set(&variant.width, Self.integer(value))
+        case 2: return Self.set(&variant.height, Self.integer(value))
+        case 3: return Self.set(&variant.bytes, Self.integer(value))
+        case 4: return Self.set(&variant.sha256, Self.string(value))
+        case 5: return Self.set(&variant.progressive, Self.boolean(value))
+        case 6: return Self.set(&variant.scans, Self.integer(value))
+        case 7: return Self.set(&variant.recipe, Self.string(value))
+        case 8: return Self.set(&variant.script, Self.string(value))
         default:
             // scanEnds and formats are containers.
             return false
@@ -365,15 +327,9 @@ private struct Reader {
     private mutating func formatScalar(_ value: Scalar) -> Bool {
         guard let field else { return true }
         switch field {
-        case 0:
-            formatPath = Self.string(value)
-            return formatPath != nil
-        case 1:
-            formatBytes = Self.integer(value)
-            return formatBytes != nil
-        default:
-            formatSHA256 = Self.string(value)
-            return formatSHA256 != nil
+        case 0: return Self.set(&formatPath, Self.string(value))
+        case 1: return Self.set(&formatBytes, Self.integer(value))
+        default: return Self.set(&formatSHA256, Self.string(value))
         }
     }
 
@@ -399,6 +355,12 @@ private struct Reader {
     }
 
     // MARK: - Scalars
+
+    /// Puts `read` in `target`; true when there was a value of the field's type to put.
+    private static func set<Value>(_ target: inout Value?, _ read: Value?) -> Bool {
+        target = read
+        return read != nil
+    }
 
     private static func string(_ value: Scalar) -> String? {
         guard case .string(let bytes) = value else { return nil }
