@@ -15,9 +15,13 @@ package enum FilePath {
 
     /// True when `normalize(path) == path`, checked without building anything.
     static func isNormalized(_ path: String) -> Bool {
-        let bytes = Array(path.utf8)
+        var path = path
+        return path.withUTF8(isNormalized)
+    }
+
+    private static func isNormalized(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
-        if bytes == [UInt8(ascii: ".")] || bytes == [UInt8(ascii: "/")] { return true }
+        if bytes.count == 1 && (bytes[0] == UInt8(ascii: ".") || bytes[0] == UInt8(ascii: "/")) { return true }
         if bytes.last == UInt8(ascii: "/") { return false }
         var segmentStart = bytes[0] == UInt8(ascii: "/") ? 1 : 0
         for index in segmentStart...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
@@ -35,6 +39,8 @@ package enum FilePath {
 
     /// Removes empty and "." segments and folds ".." into its parent where there is one.
     package static func normalize(_ path: String) -> String {
+        // Most paths are normalized already: a scan of their bytes, not a split and a join.
+        if isNormalized(path) { return path }
         let isAbsolute = path.hasPrefix("/")
         var segments: [Substring] = []
         for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -56,7 +62,7 @@ package enum FilePath {
 
     /// The folder that holds `path`.
     package static func parent(_ path: String) -> String {
-        let normalized = isNormalized(path) ? path : normalize(path)
+        let normalized = normalize(path)
         let bytes = normalized.utf8
         guard let slash = lastSlash(bytes) else { return "." }
         if slash == bytes.startIndex { return "/" }
@@ -65,7 +71,7 @@ package enum FilePath {
 
     /// The last segment of `path`.
     package static func name(_ path: String) -> String {
-        let normalized = isNormalized(path) ? path : normalize(path)
+        let normalized = normalize(path)
         let bytes = normalized.utf8
         guard let slash = lastSlash(bytes) else { return normalized }
         return String(decoding: bytes[bytes.index(after: slash)...], as: UTF8.self)
