@@ -14,10 +14,14 @@ import Testing
 struct OutputOwnershipTests {
     /// Two pipelines, `a/` and `b/`, each with its own photos, writing into one folder `out/`
     /// with manifests `out/a.json` and `out/b.json`.
-    static func twoPipelines() throws -> TemporaryDirectory {
+    static func twoPipelines() throws -> TemporaryDirectory { try pipelines(["a", "b"]) }
+
+    /// Pipelines named `names`, each `name/` with a photo of its own, all writing into `out/`
+    /// with manifests `out/name.json`.
+    static func pipelines(_ names: [String]) throws -> TemporaryDirectory {
         TestImages.start()
         let folder = TemporaryDirectory()
-        for (index, name) in ["a", "b"].enumerated() {
+        for (index, name) in names.enumerated() {
             try folder.write(
                 TestImages.gradientJPEG(width: 300 + index * 20, height: 200, seed: 40 + index),
                 to: "\(name)/photos/\(name).jpg")
@@ -64,6 +68,31 @@ struct OutputOwnershipTests {
                 prefix: String(sha1.prefix(2)))
             #expect(index.images.keys.sorted() == manifest.images.keys.sorted())
         }
+    }
+
+    @Test(
+        "four pipelines share an output folder: each verify knows the other three's files, and a stray file is the one orphan"
+    )
+    func manyManifestsInOneFolder() throws {
+        let names = ["a", "b", "c", "d"]
+        let folder = try Self.pipelines(names)
+        for name in names { try Self.build(name, in: folder) }
+        let stray = "out/ab/ab" + String(repeating: "0", count: 38) + "-full-12345678.jpg"
+        try folder.write([1, 2, 3], to: stray)
+        for name in names {
+            let configuration = try PipelineConfiguration.load(from: folder.path(name + "/pipeline.json"))
+            let verified = Verifier(configuration: configuration, options: Verifier.Options(jobs: 3)).run()
+            #expect(
+                verified.problems.map { "\($0.path) \($0.kind.rawValue)" } == ["../" + stray + " orphan"],
+                "verify of \(name)")
+        }
+        // The build's clean phase reads the other manifests too: a change to one pipeline's photo
+        // removes its old files and none of the others'.
+        let others = try names.dropFirst().flatMap { try Self.variantFiles(of: $0 + ".json", in: folder) }
+        #expect(others.count == 9)
+        try folder.write(TestImages.gradientJPEG(width: 330, height: 210, seed: 91), to: "a/photos/a.jpg")
+        #expect(try Self.build("a", in: folder).filesRemoved == 3)
+        for file in others { #expect(folder.exists(file), "\(file) is still there") }
     }
 
     @Test("a build deletes the variants its previous manifest listed, and no variant-named file it never wrote")

@@ -88,6 +88,37 @@ struct ShardingTests {
         #expect(after == before)
     }
 
+    @Test(
+        "verify after a merge that kept the partial manifests: they are the pipeline's own, and what only a shard built since lists is known"
+    )
+    func verifyWithKeptPartials() throws {
+        let folder = try Self.project()
+        for index in 1...2 { try Pipelines.build(in: folder, shard: Self.shard(index, of: 2)) }
+        try Pipelines.merge(in: folder, keepPartials: true)
+        let configuration = try Pipelines.configuration(in: folder)
+        let partial = "build/variants/manifest.shard-1-of-2.json"
+        #expect(folder.exists(partial))
+        #expect(Verifier(configuration: configuration).run().problems.isEmpty)
+        let kept = try folder.read(partial)
+        try folder.write("not a manifest", to: partial)
+        #expect(
+            Verifier(configuration: configuration).run().problems.isEmpty,
+            "a partial manifest is the pipeline's own by its name, what it holds is merge's to check")
+        try folder.write(kept, to: partial)
+        // A photo is added and the shards built again, not merged: its variants, which only a
+        // partial manifest lists, are not orphans, and the photo is new to the manifest.
+        let photo = "photos/new.jpg"
+        try folder.write(TestImages.gradientJPEG(width: 233, height: 144, seed: 99), to: photo)
+        let built = try (1...2).map { try Pipelines.build(in: folder, shard: Self.shard($0, of: 2)).built }
+        #expect(built.sorted() == [0, 1])
+        let problems = Verifier(configuration: configuration).run().problems
+        #expect(problems.map { "\($0.path) \($0.kind.rawValue)" } == [photo + " stale"], "\(problems)")
+        // A stray file is still found, whatever the partial manifests list.
+        try folder.write([1, 2, 3], to: "build/variants/ab/stray.jpg")
+        let withStray = Verifier(configuration: configuration).run().problems.map { "\($0.path) \($0.kind.rawValue)" }
+        #expect(withStray.sorted() == [photo + " stale", "build/variants/ab/stray.jpg orphan"].sorted())
+    }
+
     @Test("adding sources never moves the others to another shard")
     func stableAsSourcesAreAdded() throws {
         let folder = try Self.project(photos: 10)

@@ -74,7 +74,7 @@ package final class Builder: Sendable {
         try store.removeLeftovers()
         let manifestFolder = try Directory.create(FilePath.parent(scope.manifestPath))
         let folders = OutputFolders(output)
-        let clean = CleanPhase(scope: scope, folders: folders)
+        let clean = CleanPhase(scope: scope, folders: folders, jobs: options.jobs)
         try clean.removeLeftovers(manifestFolder: manifestFolder)
 
         // Walk, while another thread checks that the variant files the last build recorded

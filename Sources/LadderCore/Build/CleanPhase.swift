@@ -8,6 +8,8 @@ import LadderManifest
 struct CleanPhase {
     let scope: BuildScope
     let folders: OutputFolders
+    /// Threads that read the other manifests in the output folder.
+    let jobs: Int
 
     /// Deletes the temporary files killed runs left beside the manifest and in the output folder.
     func removeLeftovers(manifestFolder: Directory) throws {
@@ -35,7 +37,7 @@ struct CleanPhase {
         var stale = owned.subtracting(Self.variantFiles(of: manifest, prefix: prefix))
             .filter(scope.owns(variantPath:))
         guard !stale.isEmpty else { return 0 }
-        let others = OutputOwnership.filesOfOtherManifests(scope.configuration, ownPartials: false)
+        let others = OutputOwnership.filesOfOtherManifests(scope.configuration, ownPartials: false, jobs: jobs)
         stale = stale.filter { !others.contains($0) }
         let output = folders.output
         var removed = 0

@@ -1,5 +1,6 @@
 import Foundation
 import LadderManifest
+import Synchronization
 
 /// What in an output folder belongs to whom. Several pipelines may write into one output
 /// folder (each with its own manifest): a build deletes only variant files its own previous
@@ -19,15 +20,36 @@ package enum OutputOwnership {
     /// for directly in the output folder and in the folder of `configuration`'s manifest;
     /// `configuration`'s own manifest and its partial manifests are passed over unless
     /// `ownPartials` is set. Each is streamed (`ManifestStream`), an image at a time: a partial
-    /// manifest of a million images' catalogue is hundreds of megabytes.
-    static func filesOfOtherManifests(
-        _ configuration: PipelineConfiguration, ownPartials: Bool
+    /// manifest of a million images' catalogue is hundreds of megabytes. The manifests are read
+    /// side by side on `jobs` threads: a sharded build keeps one for each shard.
+    package static func filesOfOtherManifests(
+        _ configuration: PipelineConfiguration, ownPartials: Bool, jobs: Int
     ) -> PathSet {
+        let manifests = otherManifests(configuration, ownPartials: ownPartials)
         let output = configuration.outputDirectory
-        let ownManifest = configuration.manifestPath
+        let listed = Mutex([PathSet?](repeating: nil, count: manifests.count))
+        ParallelRunner.run(count: manifests.count, width: jobs) { index in
+            let manifest = manifests[index]
+            let files = try? filesListed(by: manifest.path, folder: manifest.folder, output: output)
+            listed.withLock { $0[index] = files }
+            return true
+        }
         var files = PathSet()
-        var folders = [output]
-        if FilePath.parent(ownManifest) != output { folders.append(FilePath.parent(ownManifest)) }
+        for each in listed.withLock({ $0 }) {
+            if let each { files.formUnion(each) }
+        }
+        return files
+    }
+
+    /// The regular `.json` files, in the output folder and in the folder of `configuration`'s
+    /// manifest, that may be other manifests, each with its folder.
+    private static func otherManifests(
+        _ configuration: PipelineConfiguration, ownPartials: Bool
+    ) -> [(path: String, folder: String)] {
+        let ownManifest = configuration.manifestPath
+        var manifests: [(path: String, folder: String)] = []
+        var folders = [configuration.outputDirectory]
+        if FilePath.parent(ownManifest) != folders[0] { folders.append(FilePath.parent(ownManifest)) }
         for folderPath in folders {
             guard let folder = try? Directory.open(folderPath), let names = try? folder.entries(sorted: true) else {
                 continue
@@ -36,13 +58,11 @@ package enum OutputOwnership {
                 let path = FilePath.join(folderPath, name)
                 if path == ownManifest { continue }
                 if !ownPartials && Shard.isPartialManifestName(name, for: ownManifest) { continue }
-                guard (try? folder.status(of: name))??.kind == .regular,
-                    let listed = try? filesListed(by: path, folder: folderPath, output: output)
-                else { continue }
-                files.formUnion(listed)
+                guard (try? folder.status(of: name))??.kind == .regular else { continue }
+                manifests.append((path, folderPath))
             }
         }
-        return files
+        return manifests
     }
 
     /// The manifest at `path` and what it lists, relative to `output`; throws when it is not a
