@@ -171,6 +171,24 @@ struct OutputOwnershipTests {
         }
     }
 
+    @Test("a failed source that is deleted, alone or while another source is added, shows up as gone in verify")
+    func deletedFailureIsGone() throws {
+        TestImages.start()
+        for addsOne in [false, true] {
+            let folder = TemporaryDirectory()
+            try folder.write(TestImages.gradientJPEG(width: 320, height: 200), to: "photos/good.jpg")
+            try folder.write("just some notes", to: "photos/notes.jpg")
+            try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+            try Pipelines.build(in: folder)
+            try FileManager.default.removeItem(atPath: folder.path("photos/notes.jpg"))
+            if addsOne { try folder.write(TestImages.gradientJPEG(width: 300, height: 210), to: "photos/new.jpg") }
+            let problems = Verifier(configuration: try Pipelines.configuration(in: folder)).run().problems
+            let gone = problems.filter { $0.path == "photos/notes.jpg" && $0.message.contains("no longer exists") }
+            #expect(gone.count == 1, "\(problems)")
+            #expect(problems.count == (addsOne ? 2 : 1), "\(problems)")
+        }
+    }
+
     @Test("an unchanged failed source is not decoded again; new content, recipe or limits try it again")
     func failureRemembered() throws {
         TestImages.start()

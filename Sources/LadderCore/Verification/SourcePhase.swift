@@ -26,7 +26,14 @@ struct SourcePhase {
     func problems(_ manifest: Manifest, listed: [[UInt8]: String], _ digests: SourceDigests) -> [VerificationProblem] {
         var problems: [VerificationProblem] = []
         let files = digests.files
+        // How many of the sources the manifest names (its images' and its failures') are here:
+        // when all of them are, none is missing, and no set of every path is built to find one.
+        let failed = Set(manifest.failures.keys.map { Array($0.utf8) })
+        var namedHere = 0
         for (file, digest) in zip(files, digests.results) {
+            let path = Array(file.path.utf8)
+            let recorded = listed[path]
+            if recorded != nil || failed.contains(path) { namedHere += 1 }
             switch digest {
             case .failure(let error)?:
                 problems.append(
@@ -42,7 +49,6 @@ struct SourcePhase {
                     }
                     continue
                 }
-                let recorded = listed[Array(file.path.utf8)]
                 if recorded == sha1 {
                     continue
                 } else if recorded != nil {
@@ -61,8 +67,9 @@ struct SourcePhase {
                 continue
             }
         }
+        if namedHere == listed.count + failed.count(where: { listed[$0] == nil }) { return problems }
         let present = Set(files.map { Array($0.path.utf8) })
-        let named = Set(listed.keys).union(manifest.failures.keys.map { Array($0.utf8) })
+        let named = Set(listed.keys).union(failed)
         for path in named where !present.contains(path) {
             problems.append(
                 VerificationProblem(
