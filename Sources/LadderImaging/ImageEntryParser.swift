@@ -1,10 +1,11 @@
 internal import CYajl
 package import LadderManifest
 
-/// Reads one image entry of a manifest (the JSON of a member of its `images`, as
-/// `JSONMemberStream` hands it over) with yajl's event parser, each value put straight into
-/// `Manifest.ImageEntry` as it is read, which a verify or a merge of a large catalogue does
-/// once per image. yajl's tree parser, which this used before, made a C node and a copy of
+/// Reads one image entry of a manifest (the JSON of a member of its `images`) with yajl's event
+/// parser, each value put straight into `Manifest.ImageEntry` as it is read, which a verify or a
+/// merge of a large catalogue does once per image. `JSONMemberStream` hands the same reader
+/// (`ImageEntryReader`) the events of each image as it frames the manifest, so that the images
+/// are parsed once (`readsImageEntries`); `parse` reads an entry's bytes alone. yajl's tree parser, which this used before, made a C node and a copy of
 /// every string and number first (strtod included), then walked them: the entries of a merge
 /// of 3,000 images in 4 shards took 508 million instructions that way and 265 million this way
 /// (`valgrind --tool=callgrind ladder merge`).
@@ -21,8 +22,8 @@ package enum ImageEntryParser {
         if hasUnicodeEscape(json) { return nil }
         // The reader is reached through a pointer, not as a class: its state changes at every
         // event, and a class's stored properties are checked for exclusive access each time.
-        var reader = Reader()
-        var callbacks = Reader.callbacks
+        var reader = ImageEntryReader()
+        var callbacks = ImageEntryReader.callbacks
         return withUnsafeMutablePointer(to: &reader) { state -> Manifest.ImageEntry? in
             withUnsafePointer(to: &callbacks) { table -> Manifest.ImageEntry? in
                 guard let handle = yajl_alloc(table, nil, state) else { return nil }
@@ -34,22 +35,25 @@ package enum ImageEntryParser {
         }
     }
 
-    private static func hasUnicodeEscape(_ json: [UInt8]) -> Bool {
-        json.withUnsafeBufferPointer { bytes in
-            var escaped = false
-            for byte in bytes {
-                if escaped && byte == UInt8(ascii: "u") { return true }
-                escaped = !escaped && byte == UInt8(ascii: "\\")
-            }
-            return false
+    static func hasUnicodeEscape(_ json: [UInt8]) -> Bool {
+        json.withUnsafeBufferPointer(hasUnicodeEscape)
+    }
+
+    static func hasUnicodeEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var escaped = false
+        for byte in bytes {
+            if escaped && byte == UInt8(ascii: "u") { return true }
+            escaped = !escaped && byte == UInt8(ascii: "\\")
         }
+        return false
     }
 }
 
 /// The state of one entry's read: the objects and arrays open, and the members read so far in
 /// each. Each yajl event is checked against where it comes; anything else stops the parse
-/// (`false` to yajl), and the entry is left to `JSONDecoder`.
-private struct Reader {
+/// (`false` to yajl), and the entry is left to `JSONDecoder`. `JSONMemberStream` hands it the
+/// events of each image in the same pass that frames the manifest (`readsImageEntries`).
+struct ImageEntryReader {
     /// A scalar value as yajl hands it over.
     enum Scalar {
         case null
@@ -164,8 +168,8 @@ private struct Reader {
         return table
     }()
 
-    private static func of(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<Reader> {
-        context!.assumingMemoryBound(to: Reader.self)
+    private static func of(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<ImageEntryReader> {
+        context!.assumingMemoryBound(to: ImageEntryReader.self)
     }
 
     // MARK: - Events

@@ -1,4 +1,5 @@
 internal import CYajl
+package import LadderManifest
 
 /// A JSON document whose top-level object is read a chunk at a time with yajl's event parser,
 /// and handed over member by member as the bytes of each value, so that a document of any size
@@ -9,11 +10,13 @@ internal import CYajl
 /// to decode, one member at a time.
 package final class JSONMemberStream {
     /// One member: its key, the key of the streamed object it belongs to (nil at the top
-    /// level), and its value's JSON bytes.
+    /// level), and its value's JSON bytes; or, for a streamed member read as an image entry
+    /// (`readsImageEntries`), the entry, and no bytes.
     package struct Member: Sendable {
         package var parent: String?
         package var key: String
         package var value: [UInt8]
+        package var entry: Manifest.ImageEntry?
     }
 
     /// Why the document could not be read: yajl's message, the reader's error, or a member over
@@ -60,27 +63,46 @@ package final class JSONMemberStream {
     private let handsOverStreamed: Bool
     /// How many members of streamed objects were read.
     package private(set) var streamedCount = 0
+    /// With `readsImageEntries`, the reader of the streamed member being read, which is handed
+    /// its events as they come; nil otherwise.
+    private let entryReader: UnsafeMutablePointer<ImageEntryReader>?
+    /// True once the entry reader refused an event of the member being read: its bytes are
+    /// handed over instead, for `JSONDecoder` to decide.
+    private var entryRefused = false
     /// The keys of the streamed objects met so far.
     package private(set) var streamedObjects: Set<String> = []
 
     /// `readChunk` returns the document's next bytes, nil at its end. With `handsOverStreamed`
     /// false, the streamed objects' members are only counted: a pass over the rest of the document.
     /// A member whose value takes more than `memberLimit` bytes stops the stream: the document
-    /// itself may be of any size.
+    /// itself may be of any size. With `readsImageEntries`, each streamed member is read as a
+    /// manifest's image entry (`ImageEntryParser`) from the events of this pass, instead of
+    /// being parsed again from its bytes: one pass of yajl over the images instead of two.
     package init(
-        streaming: Set<String>, handsOverStreamed: Bool = true, memberLimit: Int = .max,
-        readChunk: @escaping () throws -> [UInt8]?
+        streaming: Set<String>, handsOverStreamed: Bool = true, readsImageEntries: Bool = false,
+        memberLimit: Int = .max, readChunk: @escaping () throws -> [UInt8]?
     ) {
         self.streaming = streaming
         self.memberLimit = memberLimit
         self.handsOverStreamed = handsOverStreamed
         self.readChunk = readChunk
+        if readsImageEntries && handsOverStreamed {
+            entryReader = .allocate(capacity: 1)
+            entryReader?.initialize(to: ImageEntryReader())
+        } else {
+            entryReader = nil
+        }
         callbacks.initialize(to: yajl_callbacks())
-        callbacks.pointee.yajl_null = { context in JSONMemberStream.of(context).scalar() }
-        callbacks.pointee.yajl_boolean = { context, _ in JSONMemberStream.of(context).scalar() }
+        callbacks.pointee.yajl_null = { context in JSONMemberStream.of(context).scalar(.null) }
+        callbacks.pointee.yajl_boolean = { context, flag in JSONMemberStream.of(context).scalar(.boolean(flag != 0)) }
         // Numbers as their text: never refused for their size, decoded by the reader.
-        callbacks.pointee.yajl_number = { context, _, _ in JSONMemberStream.of(context).scalar() }
-        callbacks.pointee.yajl_string = { context, _, _ in JSONMemberStream.of(context).scalar() }
+        callbacks.pointee.yajl_number = { context, text, count in
+            let digits = UnsafeRawPointer(text).map { $0.assumingMemoryBound(to: UInt8.self) }
+            return JSONMemberStream.of(context).scalar(.number(UnsafeBufferPointer(start: digits, count: count)))
+        }
+        callbacks.pointee.yajl_string = { context, text, count in
+            JSONMemberStream.of(context).scalar(.string(UnsafeBufferPointer(start: text, count: count)))
+        }
         callbacks.pointee.yajl_start_map = { context in JSONMemberStream.of(context).open(isObject: true) }
         callbacks.pointee.yajl_start_array = { context in JSONMemberStream.of(context).open(isObject: false) }
         callbacks.pointee.yajl_end_map = { context in JSONMemberStream.of(context).close() }
@@ -93,6 +115,8 @@ package final class JSONMemberStream {
     deinit {
         if let handle { yajl_free(handle) }
         callbacks.deallocate()
+        entryReader?.deinitialize(count: 1)
+        entryReader?.deallocate()
     }
 
     /// The next members, at least `count` of them unless the document ends first; empty once
@@ -159,18 +183,37 @@ package final class JSONMemberStream {
         if isMemberDepth {
             key = String(decoding: name, as: UTF8.self)
             valueStart = offset
+            if depth == 2, let entryReader {
+                entryReader.pointee = ImageEntryReader()
+                entryRefused = false
+            }
+        } else if let entryReader, isInStreamedValue {
+            forward(entryReader.pointee.key(name))
         }
         return 1
     }
 
-    private func scalar() -> Int32 {
+    private func scalar(_ value: ImageEntryReader.Scalar) -> Int32 {
         if depth == 0 { return fail("the document is not an object") }
+        if let entryReader, isInStreamedValue { forward(entryReader.pointee.scalar(value)) }
         if isMemberDepth { emit() }
         return 1
     }
 
+    /// True while the value of a streamed member is being read (the event is its own, or within
+    /// it), and the entry reader has not refused it.
+    private var isInStreamedValue: Bool {
+        streamed != nil && depth >= 2 && valueStart != nil && !entryRefused
+    }
+
+    /// Notes the entry reader's answer to an event.
+    private func forward(_ answer: Int32) {
+        if answer == 0 { entryRefused = true }
+    }
+
     private func open(isObject: Bool) -> Int32 {
         if depth == 0 && !isObject { return fail("the document is not an object") }
+        if let entryReader, isInStreamedValue { forward(entryReader.pointee.open(isObject: isObject)) }
         depth += 1
         if depth == 2, isObject, streaming.contains(key) {
             streamed = key
@@ -181,6 +224,7 @@ package final class JSONMemberStream {
     }
 
     private func close() -> Int32 {
+        if let entryReader, depth >= 3, isInStreamedValue { forward(entryReader.pointee.close()) }
         depth -= 1
         if depth == 1, streamed != nil, valueStart == nil {
             // The streamed object itself ends: its members are handed over already.
@@ -214,6 +258,16 @@ package final class JSONMemberStream {
             return
         }
         while from < end, [0x20, 0x09, 0x0A, 0x0D, 0x3A].contains(window[from]) { from += 1 }
+        if depth == 2, let entryReader, !entryRefused, let entry = entryReader.pointee.entry {
+            // A `\u` escape may make what yajl replaces and JSONDecoder refuses: the bytes decide.
+            let escaped = window.withUnsafeBufferPointer {
+                ImageEntryParser.hasUnicodeEscape(UnsafeBufferPointer(rebasing: $0[from..<end]))
+            }
+            if !escaped {
+                ready.append(Member(parent: streamed, key: key, value: [], entry: entry))
+                return
+            }
+        }
         ready.append(Member(parent: depth == 2 ? streamed : nil, key: key, value: Array(window[from..<end])))
     }
 }

@@ -4,9 +4,9 @@ package import LadderManifest
 
 /// A manifest read without holding it: a first pass reads everything but the images (and
 /// counts them), then `images` hands them over a batch at a time, each read into the manifest's
-/// own model by yajl's event parser (`ImageEntryParser`), or by `JSONDecoder` when that parser
-/// is not sure of an entry. yajl (`JSONMemberStream`) frames the document, so
-/// memory stays at a chunk and a batch whatever the number of images.
+/// own model from the events of the pass that frames the document (`JSONMemberStream`,
+/// `ImageEntryParser`), or by `JSONDecoder` when that reader is not sure of an entry. Memory
+/// stays at a chunk and a batch whatever the number of images.
 ///
 /// A manifest that cannot be read this way (bad JSON, a value of the wrong type) is decoded
 /// whole once (`Manifest(shapeOf:)`), so that its problem is told as it always was.
@@ -91,9 +91,9 @@ package struct ManifestStream: Sendable {
                     let read = try members.next(atLeast: count - images.count)
                     if read.isEmpty { break }
                     for member in read where member.parent == "images" {
+                        // Read with the stream's own events; else JSONDecoder tells what is wrong.
                         let entry =
-                            try ImageEntryParser.parse(member.value)
-                            ?? decoder.decode(Manifest.ImageEntry.self, from: Data(member.value))
+                            try member.entry ?? decoder.decode(Manifest.ImageEntry.self, from: Data(member.value))
                         images.append((member.key, entry))
                     }
                 }
@@ -120,7 +120,8 @@ package struct ManifestStream: Sendable {
         }
         let closer = FileCloser(file)
         let members = JSONMemberStream(
-            streaming: ["images"], handsOverStreamed: imagesHandedOver, memberLimit: byteLimit
+            streaming: ["images"], handsOverStreamed: imagesHandedOver, readsImageEntries: true,
+            memberLimit: byteLimit
         ) {
             var chunk = [UInt8](repeating: 0, count: chunkBytes)
             let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, chunkBytes) }
