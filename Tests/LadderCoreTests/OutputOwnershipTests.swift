@@ -32,6 +32,7 @@ struct OutputOwnershipTests {
         return folder
     }
 
+    @discardableResult
     static func build(_ pipeline: String, in folder: TemporaryDirectory) throws -> BuildReport {
         let configuration = try PipelineConfiguration.load(from: folder.path(pipeline + "/pipeline.json"))
         return try Pipelines.build(configuration, options: Builder.Options(jobs: 2))

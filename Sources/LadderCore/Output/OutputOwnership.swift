@@ -22,7 +22,7 @@ package enum OutputOwnership {
     /// `ownPartials` is set. Each is streamed (`ManifestStream`), an image at a time: a partial
     /// manifest of a million images' catalogue is hundreds of megabytes. The manifests are read
     /// side by side on `jobs` threads: a sharded build keeps one for each shard.
-    package static func filesOfOtherManifests(
+    static func filesOfOtherManifests(
         _ configuration: PipelineConfiguration, ownPartials: Bool, jobs: Int
     ) -> PathSet {
         let manifests = otherManifests(configuration, ownPartials: ownPartials)

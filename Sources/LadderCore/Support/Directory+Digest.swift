@@ -5,7 +5,9 @@ extension Directory {
     /// Bytes read at a time when hashing: memory stays at this, whatever the file's size.
     static let digestBufferBytes = 1 << 20
 
-    /// The digest and size of the regular file at `path`, as `digest(of:_:limit:)` gives them.
+    /// The digest and size of the regular file at `path`, read as a stream through a bounded
+    /// buffer (GLib's checksum fed piece by piece). Refuses symbolic links and special files, as
+    /// `readFile` does, and files of more than `limit` bytes.
     package static func digest(
         ofFileAtPath path: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
     ) throws(FileSystemError) -> (hex: String, bytes: Int) {
@@ -32,21 +34,6 @@ extension Directory {
         }
         defer { close(file) }
         return try digest(ofOpen: file, path: path, algorithm, limit: limit, keepingFirst: head)
-    }
-
-    /// The digest of the regular file `name`, read as a stream through a bounded buffer (GLib's
-    /// checksum fed piece by piece), and its size. Refuses symbolic links and special files,
-    /// as `readFile` does, and files of more than `limit` bytes.
-    package func digest(
-        of name: String, _ algorithm: Checksum.Algorithm, limit: Int = Int.max
-    ) throws(FileSystemError) -> (
-        hex: String, bytes: Int
-    ) {
-        let file = try openForReading(name)
-        defer { close(file) }
-        let (hex, bytes, _) = try Self.digest(
-            ofOpen: file, path: FilePath.join(path, name), algorithm, limit: limit, keepingFirst: 0)
-        return (hex, bytes)
     }
 
     /// The digest and size of the open file `file`, whose path is `filePath` (for messages), and

@@ -44,7 +44,7 @@ struct OrphanPhase {
             own.formUnion(ManifestIndexWriter.pathsInOutput(manifestInside, imageCount: imageCount))
         }
         own.insert(OutputOwnership.lockFileName)
-        let partialsFolder = manifestInside.map { FilePath.parent($0) == "." ? "" : FilePath.parent($0) }
+        let partialsFolder = manifestInside.map(FilePath.parent).map { $0 == "." ? "" : $0 }
         let walker = Walker(
             images: images, own: own, partialsFolder: partialsFolder, manifestPath: configuration.manifestPath,
             outputLabel: outputLabel)
@@ -56,8 +56,9 @@ struct OrphanPhase {
             if let folder = try? output.subdirectory(folders[index].name, create: false) {
                 walker.walkAll(folder, folders[index].path, into: &found)
             }
-            all.withLock {
-                $0.problems += found.problems; $0.unknownFiles += found.unknownFiles
+            all.withLock { all in
+                all.problems += found.problems
+                all.unknownFiles += found.unknownFiles
             }
             return true
         }
@@ -94,8 +95,9 @@ struct OrphanPhase {
 
         /// Notes the names in `directory` (at `relative` in the output folder) that are not
         /// known, and returns its folders, to be walked next.
-        func walk(_ directory: Directory, _ relative: String, into found: inout Found) -> [(name: String, path: String)]
-        {
+        func walk(
+            _ directory: Directory, _ relative: String, into found: inout Found
+        ) -> [(name: String, path: String)] {
             guard let listing = try? directory.kindedListing() else { return [] }
             if listing.undecodable > 0 {
                 found.problems.append(
