@@ -1,12 +1,12 @@
-internal import CYajl
 package import LadderManifest
 
 /// Reads one image entry of a manifest (the JSON of a member of its `images`) with yajl's event
 /// parser, each value put straight into `Manifest.ImageEntry` as it is read, which a verify or a
 /// merge of a large catalogue does once per image. `JSONMemberStream` hands the same reader
 /// (`ImageEntryReader`) the events of each image as it frames the manifest, so that the images
-/// are parsed once (`readsImageEntries`); `parse` reads an entry's bytes alone. yajl's tree parser, which this used before, made a C node and a copy of
-/// every string and number first (strtod included), then walked them: the entries of a merge
+/// are parsed once (`readsImageEntries`); `parse` reads an entry's bytes alone, the same way.
+/// yajl's tree parser, which this used before, made a C node and a copy of every string and
+/// number first (strtod included), then walked them: the entries of a merge
 /// of 3,000 images in 4 shards took 508 million instructions that way and 265 million this way
 /// (`valgrind --tool=callgrind ladder merge`).
 ///
@@ -15,30 +15,22 @@ package import LadderManifest
 /// `\u` escape) gives nil, and the caller decodes that entry with `JSONDecoder`, which tells
 /// what is wrong as it always did. Unknown keys are skipped, as `JSONDecoder` skips them.
 package enum ImageEntryParser {
-    /// The entry, or nil when `JSONDecoder` must decide.
+    /// The entry, or nil when `JSONDecoder` must decide: the bytes read as the one image of a
+    /// document of their own, by the stream that reads a manifest's images, so that an entry
+    /// alone and an entry in a manifest are read by the same code.
     package static func parse(_ json: [UInt8]) -> Manifest.ImageEntry? {
-        // A `\u` escape can make an escaped NUL or a lone surrogate, which yajl replaces where
-        // JSONDecoder refuses it. ladder writes no such escape.
-        if hasUnicodeEscape(json) { return nil }
-        // The reader is reached through a pointer, not as a class: its state changes at every
-        // event, and a class's stored properties are checked for exclusive access each time.
-        var reader = ImageEntryReader()
-        var callbacks = ImageEntryReader.callbacks
-        return withUnsafeMutablePointer(to: &reader) { state -> Manifest.ImageEntry? in
-            withUnsafePointer(to: &callbacks) { table -> Manifest.ImageEntry? in
-                guard let handle = yajl_alloc(table, nil, state) else { return nil }
-                defer { yajl_free(handle) }
-                let status = json.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, $0.count) }
-                guard status == yajl_status_ok, yajl_complete_parse(handle) == yajl_status_ok else { return nil }
-                return state.pointee.entry
-            }
+        var document: [UInt8]? = Array(#"{"images": {"": "#.utf8) + json + Array("}}".utf8)
+        let stream = JSONMemberStream(streaming: ["images"], readsImageEntries: true) {
+            defer { document = nil }
+            return document
         }
+        // Asked for two members, the stream reads to the document's end, which must be sound.
+        guard let members = try? stream.next(atLeast: 2), members.count == 1 else { return nil }
+        return members[0].entry
     }
 
-    static func hasUnicodeEscape(_ json: [UInt8]) -> Bool {
-        json.withUnsafeBufferPointer(hasUnicodeEscape)
-    }
-
+    /// True when `bytes` hold a `\u` escape, which can make an escaped NUL or a lone surrogate
+    /// that yajl replaces where JSONDecoder refuses it. ladder writes no such escape.
     static func hasUnicodeEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var escaped = false
         for byte in bytes {
@@ -50,9 +42,9 @@ package enum ImageEntryParser {
 }
 
 /// The state of one entry's read: the objects and arrays open, and the members read so far in
-/// each. Each yajl event is checked against where it comes; anything else stops the parse
-/// (`false` to yajl), and the entry is left to `JSONDecoder`. `JSONMemberStream` hands it the
-/// events of each image in the same pass that frames the manifest (`readsImageEntries`).
+/// each. Each yajl event is checked against where it comes; anything else is refused (`0`),
+/// and the entry is left to `JSONDecoder`. `JSONMemberStream` hands it the events of each image
+/// in the same pass that frames the manifest (`readsImageEntries`).
 struct ImageEntryReader {
     /// A scalar value as yajl hands it over.
     enum Scalar {
@@ -150,27 +142,6 @@ struct ImageEntryReader {
 
     /// The entry read, once the top-level object has closed.
     var entry: Manifest.ImageEntry?
-
-    static let callbacks: yajl_callbacks = {
-        var table = yajl_callbacks()
-        table.yajl_null = { of($0).pointee.scalar(.null) }
-        table.yajl_boolean = { of($0).pointee.scalar(.boolean($1 != 0)) }
-        table.yajl_number = { context, text, count in
-            let digits = UnsafeRawPointer(text).map { $0.assumingMemoryBound(to: UInt8.self) }
-            return of(context).pointee.scalar(.number(UnsafeBufferPointer(start: digits, count: count)))
-        }
-        table.yajl_string = { of($0).pointee.scalar(.string(UnsafeBufferPointer(start: $1, count: $2))) }
-        table.yajl_start_map = { of($0).pointee.open(isObject: true) }
-        table.yajl_start_array = { of($0).pointee.open(isObject: false) }
-        table.yajl_end_map = { of($0).pointee.close() }
-        table.yajl_end_array = { of($0).pointee.close() }
-        table.yajl_map_key = { of($0).pointee.key(UnsafeBufferPointer(start: $1, count: $2)) }
-        return table
-    }()
-
-    private static func of(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<ImageEntryReader> {
-        context!.assumingMemoryBound(to: ImageEntryReader.self)
-    }
 
     // MARK: - Events
 

@@ -64,7 +64,9 @@ package final class JSONMemberStream {
     /// How many members of streamed objects were read.
     package private(set) var streamedCount = 0
     /// With `readsImageEntries`, the reader of the streamed member being read, which is handed
-    /// its events as they come; nil otherwise.
+    /// its events as they come; nil otherwise. It is reached through a pointer, not held as a
+    /// class: its state changes at every event, and a class's stored properties are checked for
+    /// exclusive access each time.
     private let entryReader: UnsafeMutablePointer<ImageEntryReader>?
     /// True once the entry reader refused an event of the member being read: its bytes are
     /// handed over instead, for `JSONDecoder` to decide.
