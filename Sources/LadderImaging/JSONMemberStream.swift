@@ -61,8 +61,13 @@ package final class JSONMemberStream {
 
     /// When false, the members of streamed objects are counted (`streamedCount`), not handed over.
     private let handsOverStreamed: Bool
-    /// How many members of streamed objects were read.
-    package private(set) var streamedCount = 0
+    /// Without `handsOverStreamed`, what takes the streamed objects' insides out of the bytes
+    /// before yajl reads them, and counts their members.
+    private var skipper: JSONObjectSkipper?
+    /// How many members of streamed objects yajl read.
+    private var readCount = 0
+    /// How many members of streamed objects were read, or counted as they were skipped.
+    package var streamedCount: Int { readCount + (skipper?.skippedMembers ?? 0) }
     /// With `readsImageEntries`, the reader of the streamed member being read, which is handed
     /// its events as they come; nil otherwise. It is reached through a pointer, not held as a
     /// class: its state changes at every event, and a class's stored properties are checked for
@@ -71,11 +76,12 @@ package final class JSONMemberStream {
     /// True once the entry reader refused an event of the member being read: its bytes are
     /// handed over instead, for `JSONDecoder` to decide.
     private var entryRefused = false
-    /// The keys of the streamed objects met so far.
+    /// The keys of the streamed objects met so far (a skipped one too: yajl reads it empty).
     package private(set) var streamedObjects: Set<String> = []
 
     /// `readChunk` returns the document's next bytes, nil at its end. With `handsOverStreamed`
-    /// false, the streamed objects' members are only counted: a pass over the rest of the document.
+    /// false, the streamed objects' members are only counted, and their bytes are not read by
+    /// yajl (`JSONObjectSkipper`): a pass over the rest of the document.
     /// A member whose value takes more than `memberLimit` bytes stops the stream: the document
     /// itself may be of any size. With `readsImageEntries`, each streamed member is read as a
     /// manifest's image entry (`ImageEntryParser`) from the events of this pass, instead of
@@ -88,6 +94,7 @@ package final class JSONMemberStream {
         self.memberLimit = memberLimit
         self.handsOverStreamed = handsOverStreamed
         self.readChunk = readChunk
+        skipper = handsOverStreamed ? nil : JSONObjectSkipper(names: streaming)
         if readsImageEntries && handsOverStreamed {
             entryReader = .allocate(capacity: 1)
             entryReader?.initialize(to: ImageEntryReader())
@@ -128,11 +135,15 @@ package final class JSONMemberStream {
             handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(self).toOpaque())
         }
         while ready.count < count && !finished {
-            let chunk: [UInt8]?
+            var chunk: [UInt8]?
             do {
                 chunk = try readChunk()
             } catch {
                 throw ReadError(reason: "\(error)")
+            }
+            if let read = chunk, !read.isEmpty, skipper != nil {
+                chunk = skipper!.filter(read)
+                if chunk!.isEmpty { continue }
             }
             let status: yajl_status
             if let chunk, !chunk.isEmpty {
@@ -250,7 +261,7 @@ package final class JSONMemberStream {
         guard let start = valueStart else { return }
         defer { valueStart = nil }
         if depth == 2 {
-            streamedCount += 1
+            readCount += 1
             if !handsOverStreamed { return }
         }
         var from = start - windowStart
