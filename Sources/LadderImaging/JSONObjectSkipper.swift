@@ -105,11 +105,8 @@ struct JSONObjectSkipper {
             candidate = nil
         } else if byte == 0x22 {
             inString = false
-            if let name = candidate, names.contains(name) {
-                expecting = .colon
-            } else if depth == 1 {
-                expecting = .nothing
-            }
+            // The opening quote ended what was expected before; a name may start it again.
+            if let name = candidate, names.contains(name) { expecting = .colon }
             candidate = nil
         } else if candidate != nil {
             if candidate!.count < longestName { candidate!.append(byte) } else { candidate = nil }
@@ -132,12 +129,12 @@ struct JSONObjectSkipper {
         }
         let structural = Self.structural
         while index < end {
-            if escaped {
-                escaped = false
-                index += 1
-                continue
-            }
             if inString {
+                // A chunk that ended inside an escape: byte by byte up to the string's end.
+                if escaped {
+                    index = scanString(bytes, from: index)
+                    continue
+                }
                 // The string ends at the next quote unless a backslash comes first.
                 guard let quote = memchr(base + index, 0x22, end - index) else {
                     if memchr(base + index, 0x5C, end - index) != nil { return scanString(bytes, from: index) }

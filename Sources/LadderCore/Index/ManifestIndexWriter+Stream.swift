@@ -35,8 +35,7 @@ extension ManifestIndexWriter {
         fileprivate init(writer: ManifestIndexWriter, imageCount: Int) throws(FileSystemError) {
             self.writer = writer
             self.imageCount = imageCount
-            folder = try writer.openIndexFolder()
-            existing = Set(try folder.entries(sorted: false))
+            (folder, existing) = try writer.openIndexFolder()
             prefixes = ManifestIndex.prefixes(length: ManifestIndex.prefixLength(forImageCount: imageCount))
         }
 

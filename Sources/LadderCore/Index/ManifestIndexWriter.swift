@@ -57,7 +57,7 @@ package struct ManifestIndexWriter: Sendable {
     }
 
     private func write(_ files: [String: Data], imageCount: Int) throws(FileSystemError) -> Int {
-        let folder = try openIndexFolder()
+        let (folder, _) = try openIndexFolder()
         let layoutPath = ManifestIndex.layoutPath(manifestName: manifestName)
         // The layout last: until it is replaced, it names prefix files that are all there.
         let ordered = files.keys.filter { $0 != layoutPath }.sorted() + [layoutPath]
@@ -74,13 +74,15 @@ package struct ManifestIndexWriter: Sendable {
         return try settle(folder, imageCount: imageCount, changed: batch.count)
     }
 
-    /// The index folder, created when missing, without the temporary files a killed run left.
-    func openIndexFolder() throws(FileSystemError) -> Directory {
+    /// The index folder, created when missing, without the temporary files a killed run left,
+    /// and the names of the files left in it.
+    func openIndexFolder() throws(FileSystemError) -> (folder: Directory, names: Set<String>) {
         let folder = try manifestFolder.subdirectory(folderName, create: true)
-        for name in try folder.entries(sorted: false) where name.hasPrefix(Directory.temporaryPrefix) {
-            try folder.removeFile(name)
+        var names: Set<String> = []
+        for name in try folder.entries(sorted: false) {
+            if name.hasPrefix(Directory.temporaryPrefix) { try folder.removeFile(name) } else { names.insert(name) }
         }
-        return folder
+        return (folder, names)
     }
 
     /// Once the `changed` files of the index of `imageCount` images are in place in `folder`:
