@@ -48,7 +48,7 @@ let package = Package(
         // The benchmarks' own code.
         .target(name: "LadderResearch", dependencies: ["LadderCore"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "LadderBench", dependencies: ["LadderCore", "LadderResearch"], swiftSettings: swiftSettings),
+            name: "LadderBench", dependencies: ["LadderCore", "LadderResearch", "CYajl"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "StoreSQLite", dependencies: ["CSQLite", "LadderImaging"], swiftSettings: swiftSettings),

@@ -10,6 +10,7 @@ struct ScriptsTests {
     /// The scripts that build ladder (and the benchmarks' tools) and then run it.
     static let runners = [
         "run", "test", "test-web", "bench", "bench-verify", "replay-bench", "crashloop", "diskfull", "build-bench",
+        "verify-floor",
     ]
 
     /// The checked builds: each exits with the compiler's failure.

@@ -14,6 +14,9 @@ let usage = """
       replay-timing FILE... [--rounds N]     time replays against one-shot decodes (scripts/replay-bench)
       state-timing [--config PATH] [--rounds N]
                                              time loading the build state (scripts/bench-store)
+      verify-floor --sha1 LIST --sha256 LIST --decode LIST --parse LIST [--jobs N]
+                                             time the work ladder verify cannot avoid, through its
+                                             libraries alone, on the files listed (scripts/verify-floor)
       scan-oracle FILE...                    the best of every valid 5-scan script for each color
                                              JPEG, beside the file as it is and libjpeg's default
                                              progression, as JSON lines (scripts/scan-scripts)
@@ -61,6 +64,8 @@ case "state-timing":
     let config = option("--config", in: &arguments) ?? "pipeline.json"
     let rounds = option("--rounds", in: &arguments).flatMap(Int.init) ?? 5
     exit(StateTiming(configPath: config, rounds: rounds).run())
+case "verify-floor":
+    exit(VerifyFloor.run(arguments))
 case "scan-oracle":
     exit(ScanOracle.run(arguments))
 default:
