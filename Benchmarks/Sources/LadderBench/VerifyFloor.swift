@@ -11,9 +11,10 @@ import Synchronization
 /// - `--sha256`: read whole and hashed with GLib's SHA-256 (the variant files);
 /// - `--decode`: read whole and decoded to RGB by libjpeg (the files placeholders are made of);
 /// - `--parse`: read whole and parsed by yajl with no callbacks (the manifest and its index).
-/// Every file is one item, taken in turn by `jobs` threads, and opened in its folder. Not done: walking any folder (the lists are given), building any
-/// model, checking anything. Prints one JSON object: the wall and CPU seconds of that work alone
-/// (not of reading the lists, nor of the process's start), and the files and bytes of each kind.
+/// Every file is one item, taken in turn by `jobs` threads, and opened in its folder. Not done:
+/// walking any folder (the lists are given), building any model, checking anything. Prints one
+/// JSON object: the wall and CPU seconds of that work alone (not of reading the lists, nor of the
+/// process's start), and the files and bytes of each kind.
 enum VerifyFloor {
     enum Kind: String, CaseIterable, Sendable {
         case sha1, sha256, decode, parse
