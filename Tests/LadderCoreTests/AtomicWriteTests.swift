@@ -60,12 +60,13 @@ struct StreamedFileTests {
     /// Two and a half buffers' worth, so that the comparison spans several reads.
     static let bytes = (0..<(buffer * 5 / 2)).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 251) }
 
-    /// Writes `new` in pieces of odd sizes over a file holding `old` (none when nil); returns
-    /// whether it was replaced, whether it is the same inode, what the folder then holds, and
-    /// whether the file holds `new`.
+    /// Writes `new` in pieces of odd sizes over a file holding `old` (none when nil), asking
+    /// `matchesPresent()` before the commit when `askingFirst`; returns whether it was replaced,
+    /// whether it is the same inode, what the folder then holds, whether the file holds `new`,
+    /// and what `matchesPresent()` said (nil: not asked).
     static func write(
-        _ new: [UInt8], over old: [UInt8]?
-    ) throws -> (replaced: Bool, sameInode: Bool, names: [String], holdsNew: Bool) {
+        _ new: [UInt8], over old: [UInt8]?, askingFirst: Bool = false
+    ) throws -> (replaced: Bool, sameInode: Bool, names: [String], holdsNew: Bool, matched: Bool?) {
         let folder = TemporaryDirectory()
         let path = folder.path("manifest.json")
         if let old { try folder.write(old, to: "manifest.json") }
@@ -80,28 +81,32 @@ struct StreamedFileTests {
             try file.append(new[start..<end])
             start = end
         }
+        let matched = askingFirst ? try file.matchesPresent() : nil
         let replaced = try file.commit()
         let after = try inode()
         return (
             replaced, before == after, try FileManager.default.contentsOfDirectory(atPath: folder.path),
-            try folder.read("manifest.json") == new
+            try folder.read("manifest.json") == new, matched
         )
     }
 
-    @Test("the same bytes leave the file in place, and no temporary file")
-    func sameBytes() throws {
-        let result = try Self.write(Self.bytes, over: Self.bytes)
+    @Test(
+        "the same bytes leave the file in place, and no temporary file (matchesPresent says so first)",
+        arguments: [false, true])
+    func sameBytes(_ askingFirst: Bool) throws {
+        let result = try Self.write(Self.bytes, over: Self.bytes, askingFirst: askingFirst)
         #expect(!result.replaced && result.sameInode)
         #expect(result.names == ["manifest.json"])
         #expect(result.holdsNew)
+        #expect(result.matched == (askingFirst ? true : nil))
     }
 
     @Test(
-        "any difference replaces the file with the new bytes",
+        "any difference replaces the file with the new bytes (matchesPresent says so first)",
         arguments: [
             "longer", "shorter", "last byte", "second buffer", "first byte", "no file", "empty file",
-        ])
-    func differentBytes(_ change: String) throws {
+        ], [false, true])
+    func differentBytes(_ change: String, _ askingFirst: Bool) throws {
         var old: [UInt8]? = Self.bytes
         switch change {
         case "longer": old = Array(Self.bytes.dropLast(1))
@@ -112,10 +117,11 @@ struct StreamedFileTests {
         case "no file": old = nil
         default: old = []
         }
-        let result = try Self.write(Self.bytes, over: old)
+        let result = try Self.write(Self.bytes, over: old, askingFirst: askingFirst)
         #expect(result.replaced && (old == nil || !result.sameInode))
         #expect(result.names == ["manifest.json"])
         #expect(result.holdsNew)
+        #expect(result.matched == (askingFirst ? false : nil))
     }
 
     @Test("an empty file over an empty file is left in place")

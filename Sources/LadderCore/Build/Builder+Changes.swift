@@ -159,19 +159,29 @@ extension Builder {
         header.failures = part.failures
         header.failureSHA1 = part.failureSHA1
         header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
-        let manifestBytes = Self.splice(text, header: header, imageCount: imageCount, changes: newEntries)
+        // The new manifest goes into a temporary file a piece at a time, its SHA1 taken on the
+        // way, so that only the old one is held (at a million images each is 1.8 GB); it is put
+        // in place last, below.
+        let manifestFile = try manifestFolder.streamedFile(manifestName)
+        var digest = Checksum(.sha1)
+        try Self.splice(text, header: header, imageCount: imageCount, changes: newEntries) {
+            (piece) throws(FileSystemError) in
+            piece.withUnsafeBytes { digest.update($0) }
+            try manifestFile.append(piece)
+        }
+        let manifestSHA1 = digest.hexDigest()
+        let manifestWritten = try !manifestFile.matchesPresent()
 
-        // The snapshot of the new manifest (the old one read, its SHA1 and the changed entries
-        // spliced in) is made on another thread while the files are made durable and the index
-        // and manifest written. Nil: the old one did not read as a snapshot, or a source failed.
-        let manifestWritten = manifestBytes != oldBytes
+        // The snapshot of the new manifest (the old one read, the new one's SHA1 and the changed
+        // entries spliced in) is made on another thread while the files are made durable and the
+        // index and manifest put in place. Nil: the old one did not read as a snapshot, or a
+        // source failed.
         let changedEntries = newEntries
         let snapshot = Background<[UInt8]?> {
             guard manifestWritten, part.failures.isEmpty,
                 let old = store.snapshotBytes(ifIdentity: BuildRecord.identity(snapshotStatus))
             else { return nil }
-            return ManifestSnapshot.spliced(
-                old, manifestSHA1: Checksum.hex(.sha1, of: manifestBytes), changes: changedEntries)
+            return ManifestSnapshot.spliced(old, manifestSHA1: manifestSHA1, changes: changedEntries)
         }
 
         // Commit: the new files durable, then the index, then the manifest.
@@ -185,9 +195,10 @@ extension Builder {
             )
             if written == nil || ManifestIndex.prefixLength(forImageCount: imageCount) != length {
                 // The prefix length changed: every prefix file, from the whole manifest.
+                let manifestBytes = Self.splice(text, header: header, imageCount: imageCount, changes: newEntries)
                 try indexWriter.write(try Manifest(jsonData: Data(manifestBytes)))
             }
-            try manifestFolder.writeAtomically(manifestBytes, to: manifestName)
+            _ = try manifestFile.commit()
             try manifestFolder.synchronize()
             store.saveSnapshot(snapshot.value)
         }
@@ -235,36 +246,48 @@ extension Builder {
     static func splice(
         _ text: ManifestText, header: Manifest, imageCount: Int, changes: [String: Manifest.ImageEntry?]
     ) -> [UInt8] {
-        let pieces = Manifest.JSONPieces(header: header)
-        guard imageCount > 0 else { return [UInt8](pieces.withoutImages) }
-        var out = [UInt8](pieces.opening)
+        var out: [UInt8] = []
         out.reserveCapacity(text.bytes.count + changes.count * 4096)
+        splice(text, header: header, imageCount: imageCount, changes: changes) { out += $0 }
+        return out
+    }
+
+    /// The same bytes, handed to `write` a piece at a time in their order (the unchanged
+    /// images' texts as they are in `text`), so that nothing holds the whole new manifest.
+    static func splice<Failure: Error>(
+        _ text: ManifestText, header: Manifest, imageCount: Int, changes: [String: Manifest.ImageEntry?],
+        into write: (ArraySlice<UInt8>) throws(Failure) -> Void
+    ) throws(Failure) {
+        let pieces = Manifest.JSONPieces(header: header)
+        guard imageCount > 0 else { return try write([UInt8](pieces.withoutImages)[...]) }
+        try write([UInt8](pieces.opening)[...])
+        let firstIndent = Array("    ".utf8)[...]
+        let separator = Array(",\n    ".utf8)[...]
         var first = true
-        func emit(_ image: some Collection<UInt8>) {
-            out += first ? Array("    ".utf8) : Array(",\n    ".utf8)
-            out += image
+        func emit(_ image: ArraySlice<UInt8>) throws(Failure) {
+            try write(first ? firstIndent : separator)
+            try write(image)
             first = false
         }
-        func emitNew(_ sha1: String) {
+        func emitNew(_ sha1: String) throws(Failure) {
             guard let entry = changes[sha1]! else { return }
-            emit(pieces.image(sha1, entry, first: true).dropFirst(4))
+            try emit(pieces.image(sha1, entry, first: true).dropFirst(4))
         }
         var pending = changes.keys.sorted()[...]
         for image in text.images {
             while let next = pending.first, next < image.sha1 {
-                emitNew(next)
+                try emitNew(next)
                 pending.removeFirst()
             }
             if pending.first == image.sha1 {
-                emitNew(image.sha1)
+                try emitNew(image.sha1)
                 pending.removeFirst()
             } else {
-                emit(text.bytes[image.text])
+                try emit(text.bytes[image.text])
             }
         }
-        for next in pending { emitNew(next) }
-        out += pieces.closing
-        return out
+        for next in pending { try emitNew(next) }
+        try write([UInt8](pieces.closing)[...])
     }
 
     /// Writes the record of a build made from what changed: the sources' lines from this walk,

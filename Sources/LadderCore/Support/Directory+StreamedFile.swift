@@ -57,6 +57,15 @@ extension Directory {
             buffer.removeAll(keepingCapacity: true)
         }
 
+        /// Writes what was appended, and tells whether the file at `name` holds exactly those
+        /// bytes, as `commit()` then finds. Nothing may be appended after.
+        package func matchesPresent() throws(FileSystemError) -> Bool {
+            try writeBuffer()
+            // A present file that has not ended is read one byte further: it can no longer agree.
+            if present >= 0 && !presentHasEnded() { stopComparing() }
+            return present >= 0
+        }
+
         /// Flushes the file to disk and renames it over `name`, unless `name` already holds the
         /// same bytes (then the file is deleted unflushed and `name` left as it is). Returns
         /// whether `name` was replaced. Call the folder's `synchronize()` once the rename must
