@@ -13,6 +13,13 @@ struct NoOpBuildTests {
     /// record was written in does the full build and records again).
     static func settledProject(photos: Int = 3) throws -> TemporaryDirectory {
         let folder = try BuildTests.project(photos: photos)
+        try settle(folder, photos: photos)
+        return folder
+    }
+
+    /// Ages the sources `photos/p0.jpg` … of `folder`'s project and builds it until its record
+    /// is current (see `settledProject`).
+    static func settle(_ folder: TemporaryDirectory, photos: Int) throws {
         let anHourAgo = Date().addingTimeInterval(-3600)
         for index in 0..<photos {
             try FileManager.default.setAttributes(
@@ -23,7 +30,6 @@ struct NoOpBuildTests {
         Thread.sleep(forTimeInterval: 2.1)
         try Pipelines.build(in: folder)
         try Pipelines.build(in: folder)
-        return folder
     }
 
     /// Every file under `build/` (the manifest, the index, the variants) with its bytes.
@@ -119,6 +125,42 @@ struct NoOpBuildTests {
         for (path, bytes) in fresh {
             #expect(written[path].map { $0 == bytes } == true, "\(path) as the full build writes it")
         }
+        #expect(try folder.read(".ladder/manifest-snapshot") == snapshot, "the snapshot as the full build writes it")
+    }
+
+    @Test(
+        "a build after a few changes in a catalogue whose manifest and snapshot are written in many pieces writes what a fresh full build writes"
+    )
+    func changesInALargerCatalogue() throws {
+        // 1,600 tiny sources: the manifest (about 2.9 MB) and the snapshot (about 1.4 MB) are
+        // spliced into their files over several of their megabyte buffers.
+        TestImages.start()
+        let folder = TemporaryDirectory()
+        let count = 1_600
+        for index in 0..<count {
+            try folder.write(
+                TestImages.gradientJPEG(width: 24 + index % 40, height: 18, seed: index), to: "photos/p\(index).jpg")
+        }
+        try Pipelines.write(#"{"sources": ["photos"]}"#, in: folder)
+        try Self.settle(folder, photos: count)
+        #expect(try folder.read(".ladder/manifest-snapshot").count > 1 << 20, "a snapshot of several buffers")
+
+        try folder.write(try TestImages.gradientJPEG(width: 30, height: 20, seed: 90_001), to: "photos/p7.jpg")
+        try FileManager.default.removeItem(atPath: folder.path("photos/p800.jpg"))
+        try folder.write(try TestImages.gradientJPEG(width: 28, height: 21, seed: 90_002), to: "photos/new.jpg")
+        let report = try Pipelines.build(in: folder)
+        #expect(report.fromChanges && report.manifestWritten && report.built == 2)
+        let written = try Self.outputs(folder)
+        let snapshot = try folder.read(".ladder/manifest-snapshot")
+
+        try FileManager.default.removeItem(atPath: folder.path("build"))
+        try FileManager.default.removeItem(atPath: folder.path(".ladder"))
+        let full = try Pipelines.build(in: folder)
+        #expect(!full.fromChanges && full.sources == count && full.failed.isEmpty)
+        let fresh = try Self.outputs(folder)
+        #expect(fresh.keys.sorted() == written.keys.sorted())
+        let differing = fresh.keys.filter { fresh[$0] != written[$0] }.sorted()
+        #expect(differing.isEmpty, "as the full build writes them: \(differing.prefix(5))")
         #expect(try folder.read(".ladder/manifest-snapshot") == snapshot, "the snapshot as the full build writes it")
     }
 

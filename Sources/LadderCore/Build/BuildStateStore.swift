@@ -77,6 +77,24 @@ package struct BuildStateStore {
         }
     }
 
+    /// A new snapshot to write a piece at a time, put in place by `saveSnapshot(streamed:)`;
+    /// nil when there is no state folder or the file cannot be made.
+    func newSnapshotFile() -> Directory.StreamedFile? {
+        try? folder?.streamedFile(scope.snapshotName)
+    }
+
+    /// Puts in place a snapshot written a piece at a time; nil, or a commit that fails, removes
+    /// the snapshot, as `saveSnapshot(_:)` does.
+    func saveSnapshot(streamed file: Directory.StreamedFile?) {
+        guard let folder else { return }
+        do {
+            guard let file else { return try folder.removeFile(scope.snapshotName) }
+            _ = try file.commit()
+        } catch {
+            try? folder.removeFile(scope.snapshotName)
+        }
+    }
+
     /// The snapshot's status (nil: there is none), which the build record keeps.
     func snapshotStatus() -> FileStatus? {
         try? folder?.status(of: scope.snapshotName)

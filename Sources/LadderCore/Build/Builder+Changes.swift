@@ -173,15 +173,19 @@ extension Builder {
         let manifestWritten = try !manifestFile.matchesPresent()
 
         // The snapshot of the new manifest (the old one read, the new one's SHA1 and the changed
-        // entries spliced in) is made on another thread while the files are made durable and the
-        // index and manifest put in place. Nil: the old one did not read as a snapshot, or a
-        // source failed.
+        // entries spliced in) is written into its temporary file on another thread while the
+        // files are made durable and the index and manifest put in place; it is put in place
+        // after them. Nil: the old one did not read as a snapshot, or a source failed.
         let changedEntries = newEntries
-        let snapshot = Background<[UInt8]?> {
+        let snapshot = Background<HandedSnapshot?> {
             guard manifestWritten, part.failures.isEmpty,
-                let old = store.snapshotBytes(ifIdentity: BuildRecord.identity(snapshotStatus))
+                let old = store.snapshotBytes(ifIdentity: BuildRecord.identity(snapshotStatus)),
+                let file = store.newSnapshotFile()
             else { return nil }
-            return ManifestSnapshot.spliced(old, manifestSHA1: manifestSHA1, changes: changedEntries)
+            let spliced = try? ManifestSnapshot.spliced(old, manifestSHA1: manifestSHA1, changes: changedEntries) {
+                (piece) throws(FileSystemError) in try file.append(piece)
+            }
+            return spliced == true ? HandedSnapshot(file: file) : nil
         }
 
         // Commit: the new files durable, then the index, then the manifest.
@@ -200,7 +204,7 @@ extension Builder {
             }
             _ = try manifestFile.commit()
             try manifestFolder.synchronize()
-            store.saveSnapshot(snapshot.value)
+            store.saveSnapshot(streamed: snapshot.value?.file)
         }
 
         // Clean, then keep what saves time next run.
@@ -239,6 +243,12 @@ extension Builder {
             outputDirectory: configuration.outputDirectory, seconds: Date().timeIntervalSince(started))
         report.fromChanges = true
         return report
+    }
+
+    /// A snapshot's file, written on the thread that made it and handed to this one, which
+    /// alone touches it from then on (`Background` hands it over once it is made).
+    struct HandedSnapshot: @unchecked Sendable {
+        let file: Directory.StreamedFile
     }
 
     /// The manifest `text` with its images changed by `changes` (nil: removed) and the top-level

@@ -90,16 +90,18 @@ struct ManifestSnapshot: Equatable {
 
     /// The snapshot `old` (of a manifest whose images' records are in SHA1 order) for the
     /// manifest whose bytes have `manifestSHA1` and whose images differ by `changes` (an image
-    /// by SHA1, nil for one removed): the other images' records are copied as they are. Nil
-    /// when `old` does not read as a snapshot.
-    static func spliced(
-        _ old: [UInt8], manifestSHA1: String, changes: [String: Manifest.ImageEntry?]
-    ) -> [UInt8]? {
-        var lines = old.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
-        guard lines.last?.isEmpty == true, let first = lines.popFirst(),
-            String(decoding: first, as: UTF8.self).hasPrefix(header + " ")
-        else { return nil }
-        lines.removeLast()
+    /// by SHA1, nil for one removed), handed to `write` about a megabyte at a time, so that
+    /// nothing holds the whole of it: the other images' records are copied as they are. False
+    /// when `old` does not read as a snapshot, which may be found after some pieces were handed
+    /// over (they are then not a snapshot either).
+    static func spliced<Failure: Error>(
+        _ old: [UInt8], manifestSHA1: String, changes: [String: Manifest.ImageEntry?],
+        into write: (ArraySlice<UInt8>) throws(Failure) -> Void
+    ) throws(Failure) -> Bool {
+        let newline = UInt8(ascii: "\n")
+        guard old.last == newline, let firstEnd = old.firstIndex(of: newline),
+            String(decoding: old[..<firstEnd], as: UTF8.self).hasPrefix(header + " ")
+        else { return false }
         var out = RecordWriter()
         out.line(header + " " + manifestSHA1)
         let imagePrefix = Array("image\t".utf8)
@@ -114,9 +116,13 @@ struct ManifestSnapshot: Equatable {
         var skipping = false
         var imagesSeen = false
         var imagesEnded = false
-        for line in lines {
+        // Line by line after the header, each with its line feed (the last byte is one).
+        var start = firstEnd + 1
+        while start < old.count {
+            let end = old[start...].firstIndex(of: newline)!
+            let line = old[start..<end]
             if line.starts(with: imagePrefix) {
-                guard !imagesEnded, line.count > imagePrefix.count + 40 else { return nil }
+                guard !imagesEnded, line.count > imagePrefix.count + 40 else { return false }
                 imagesSeen = true
                 let sha1 = String(decoding: line.dropFirst(imagePrefix.count).prefix(40), as: UTF8.self)
                 insert(before: sha1)
@@ -130,14 +136,17 @@ struct ManifestSnapshot: Equatable {
                 skipping = false
                 insert(before: nil)
             }
-            if !skipping {
-                out.bytes += line
-                out.bytes.append(UInt8(ascii: "\n"))
+            if !skipping { out.bytes += old[start...end] }
+            if out.bytes.count >= 1 << 20 {
+                try write(out.bytes[...])
+                out.bytes.removeAll(keepingCapacity: true)
             }
+            start = end + 1
         }
-        guard imagesSeen else { return nil }
+        guard imagesSeen else { return false }
         insert(before: nil)
-        return out.bytes
+        try write(out.bytes[...])
+        return true
     }
 
     // MARK: - Reading
