@@ -1,5 +1,6 @@
 import CYajl
 import Foundation
+import LadderCore
 import LadderImaging
 import LadderJPEG
 import Synchronization
@@ -23,7 +24,7 @@ enum VerifyFloor {
     struct Item: Sendable {
         var kind: Kind
         var folder: Int
-        var name: [CChar]
+        var name: String
     }
 
     struct Line: Encodable {
@@ -58,7 +59,7 @@ enum VerifyFloor {
                         return folders.count - 1
                     }()
                 let name = slash.map { path[path.index(after: $0)...] } ?? path
-                items.append(Item(kind: kind, folder: number, name: Array(String(name).utf8CString)))
+                items.append(Item(kind: kind, folder: number, name: String(name)))
             }
         }
         guard arguments.isEmpty, !items.isEmpty, jobs > 0 else {
@@ -75,20 +76,19 @@ enum VerifyFloor {
             var files: [Kind: Int] = [:]
             var bytes: [Kind: Int] = [:]
             var failed: [String] = []
-            // Each file is opened in its folder, one name looked up a file. The lists are sorted,
-            // so a thread keeps the folder of its last file open until it takes a file elsewhere.
-            var folder = (number: -1, descriptor: Int32(-1))
-            defer { if folder.descriptor >= 0 { close(folder.descriptor) } }
+            // Each file is read in its folder as verify reads it (`Directory.readFile`), one name
+            // looked up a file. The lists are sorted, so a thread keeps the folder of its last
+            // file open until it takes a file elsewhere.
+            var folder: (number: Int, directory: Directory?) = (-1, nil)
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < work.count else { break }
                 let item = work[index]
                 if folder.number != item.folder {
-                    if folder.descriptor >= 0 { close(folder.descriptor) }
-                    folder = (item.folder, open(folderPaths[item.folder], O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+                    folder = (item.folder, try? Directory.open(folderPaths[item.folder]))
                 }
-                guard let content = read(item.name, in: folder.descriptor), perform(item.kind, content) else {
-                    failed.append(folderPaths[item.folder] + "/" + String(cString: item.name))
+                guard let content = try? folder.directory?.readFile(item.name), perform(item.kind, content) else {
+                    failed.append(folderPaths[item.folder] + "/" + item.name)
                     continue
                 }
                 files[item.kind, default: 0] += 1
@@ -115,26 +115,6 @@ enum VerifyFloor {
                 files: Dictionary(uniqueKeysWithValues: found.files.map { ($0.key.rawValue, $0.value) }),
                 bytes: Dictionary(uniqueKeysWithValues: found.bytes.map { ($0.key.rawValue, $0.value) })))
         return 0
-    }
-
-    /// The whole file `name` of the open folder `folder`, read with `openat`, `fstat` and `read`.
-    static func read(_ name: [CChar], in folder: Int32) -> [UInt8]? {
-        let descriptor = openat(folder, name, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        let size = Int(status.st_size)
-        var done = 0
-        let content = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            while done < size {
-                let got = Glibc.read(descriptor, buffer.baseAddress! + done, size - done)
-                if got <= 0 { break }
-                done += got
-            }
-            count = done
-        }
-        return done == size ? content : nil
     }
 
     /// Does one item's work; false when the file does not hold (it does not decode, or is not JSON).
