@@ -130,3 +130,97 @@ struct StreamedFileTests {
         #expect(!result.replaced && result.sameInode && result.holdsNew)
     }
 }
+
+/// A file read a piece at a time hands over exactly its bytes: every line whole, where it
+/// starts, and any range, whatever the buffer boundaries.
+@Suite("Files read a piece at a time")
+struct OpenFileTests {
+    /// The reader's buffer (`OpenFile.chunkBytes`).
+    static let buffer = 1 << 20
+
+    /// Lines of many lengths, one longer than two buffers, one ending right at a buffer's end.
+    static let text: [UInt8] = {
+        var bytes: [UInt8] = []
+        var length = 0
+        while bytes.count < buffer * 3 {
+            length = (length * 31 + 7) % 5_000
+            bytes += [UInt8](repeating: UInt8(ascii: "a") + UInt8(length % 26), count: length) + [0x0A]
+            if bytes.count > buffer - 5_000 && bytes.count < buffer {
+                bytes += [UInt8](repeating: UInt8(ascii: "x"), count: buffer - 1 - bytes.count) + [0x0A]
+            }
+            if bytes.count > buffer * 2 && bytes.count < buffer * 2 + 10_000 {
+                bytes += [UInt8](repeating: UInt8(ascii: "z"), count: buffer * 2 + 12_345) + [0x0A]
+            }
+        }
+        return bytes
+    }()
+
+    static func lines(of bytes: [UInt8]) throws -> [(line: [UInt8], offset: Int)] {
+        let folder = TemporaryDirectory()
+        try folder.write(bytes, to: "file")
+        var lines: [(line: [UInt8], offset: Int)] = []
+        try Directory.open(folder.path).openFile("file").forEachLine { line, offset in
+            lines.append((Array(line), offset))
+            return true
+        }
+        return lines
+    }
+
+    @Test("every line, with its line feed and offset, as splitting the bytes gives them", arguments: [true, false])
+    func everyLine(_ endsWithLineFeed: Bool) throws {
+        let bytes = endsWithLineFeed ? Self.text : Self.text + Array("no line feed".utf8)
+        #expect(bytes.count > Self.buffer * 3)
+        let lines = try Self.lines(of: bytes)
+        // The oracle: Foundation's split, each line given its line feed back but the last.
+        var expected = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) + [0x0A] }
+        if endsWithLineFeed { expected.removeLast() } else { expected[expected.count - 1].removeLast() }
+        #expect(lines.count == expected.count)
+        #expect(lines.map(\.line) == expected)
+        #expect(lines.map(\.offset) == expected.reduce(into: [0]) { $0.append($0.last! + $1.count) }.dropLast())
+        #expect(lines.contains { $0.line.count > Self.buffer * 2 })
+        #expect(lines.contains { ($0.offset + $0.line.count) == Self.buffer })
+    }
+
+    @Test("the line reader stops where it is told")
+    func stops() throws {
+        let folder = TemporaryDirectory()
+        try folder.write(Self.text, to: "file")
+        var seen = 0
+        try Directory.open(folder.path).openFile("file").forEachLine { _, _ in
+            seen += 1
+            return seen < 3
+        }
+        #expect(seen == 3)
+    }
+
+    @Test("a range across buffers is its bytes; a range past the end is an error")
+    func ranges() throws {
+        let folder = TemporaryDirectory()
+        try folder.write(Self.text, to: "file")
+        let file = try Directory.open(folder.path).openFile("file")
+        for range in [0..<0, 5..<6, 17..<(Self.buffer * 2 + 99), (Self.text.count - 10)..<Self.text.count] {
+            #expect(try file.bytes(range) == Array(Self.text[range]))
+        }
+        #expect(throws: FileSystemError.self) { try file.bytes((Self.text.count - 10)..<(Self.text.count + 1)) }
+    }
+
+    @Test("a file cut shorter after it was opened is an error, not fewer bytes")
+    func shortened() throws {
+        let folder = TemporaryDirectory()
+        try folder.write(Self.text, to: "file")
+        let file = try Directory.open(folder.path).openFile("file")
+        #expect(truncate(folder.path("file"), off_t(Self.buffer)) == 0)
+        #expect(throws: FileSystemError.self) { try file.bytes(0..<(Self.buffer + 1)) }
+    }
+
+    @Test("a symbolic link or a folder is refused")
+    func refused() throws {
+        let folder = TemporaryDirectory()
+        try folder.write(Self.text, to: "file")
+        #expect(symlink(folder.path("file"), folder.path("link")) == 0)
+        #expect(mkdir(folder.path("folder"), 0o755) == 0)
+        let directory = try Directory.open(folder.path)
+        #expect(throws: FileSystemError.self) { try directory.openFile("link") }
+        #expect(throws: FileSystemError.self) { try directory.openFile("folder") }
+    }
+}
