@@ -152,6 +152,7 @@ struct NoOpBuildTests {
         #expect(report.fromChanges && report.manifestWritten && report.built == 2)
         let written = try Self.outputs(folder)
         let snapshot = try folder.read(".ladder/manifest-snapshot")
+        let state = try Self.stateLines(folder)
 
         try FileManager.default.removeItem(atPath: folder.path("build"))
         try FileManager.default.removeItem(atPath: folder.path(".ladder"))
@@ -162,6 +163,19 @@ struct NoOpBuildTests {
         let differing = fresh.keys.filter { fresh[$0] != written[$0] }.sorted()
         #expect(differing.isEmpty, "as the full build writes them: \(differing.prefix(5))")
         #expect(try folder.read(".ladder/manifest-snapshot") == snapshot, "the snapshot as the full build writes it")
+        // The stat cache and the build record, but for their times and the files' identities.
+        let freshState = try Self.stateLines(folder)
+        #expect(state.statCache.count == count && state.record.count > count * 2, "\(state.record.count) record lines")
+        #expect(state.statCache == freshState.statCache, "the stat cache as the full build writes it")
+        #expect(state.record == freshState.record, "the record's sources and variants as the full build writes them")
+    }
+
+    /// The stat cache's lines after its header, and the build record's after its opening lines.
+    static func stateLines(_ folder: TemporaryDirectory) throws -> (statCache: [Substring], record: [Substring]) {
+        func lines(_ name: String) throws -> [Substring] {
+            String(decoding: try folder.read(".ladder/" + name), as: UTF8.self).split(separator: "\n")
+        }
+        return (Array(try lines("stat-cache").dropFirst()), Array(try lines("build-record").dropFirst(6)))
     }
 
     @Test(

@@ -86,12 +86,17 @@ package struct BuildStateStore {
     /// Puts in place a snapshot written a piece at a time; nil, or a commit that fails, removes
     /// the snapshot, as `saveSnapshot(_:)` does.
     func saveSnapshot(streamed file: Directory.StreamedFile?) {
+        put(file, orRemove: scope.snapshotName)
+    }
+
+    /// Commits `file` (written as `name`); nil, or a commit that fails, removes `name`.
+    private func put(_ file: Directory.StreamedFile?, orRemove name: String) {
         guard let folder else { return }
         do {
-            guard let file else { return try folder.removeFile(scope.snapshotName) }
+            guard let file else { return try folder.removeFile(name) }
             _ = try file.commit()
         } catch {
-            try? folder.removeFile(scope.snapshotName)
+            try? folder.removeFile(name)
         }
     }
 
@@ -100,13 +105,13 @@ package struct BuildStateStore {
         try? folder?.status(of: scope.snapshotName)
     }
 
-    /// The snapshot's bytes when it is still the file whose status a build record kept
-    /// (`BuildRecord.identity`), nil otherwise.
-    func snapshotBytes(ifIdentity identity: String?) -> [UInt8]? {
-        guard let identity, let status = snapshotStatus(), BuildRecord.identity(status) == identity,
-            let bytes = try? folder?.readFile(scope.snapshotName), bytes.count == status.size
+    /// The snapshot, open to be read a piece at a time, when it is still the file whose status
+    /// a build record kept (`BuildRecord.identity`), nil otherwise.
+    func openSnapshot(ifIdentity identity: String?) -> Directory.OpenFile? {
+        guard let identity, let file = try? folder?.openFile(scope.snapshotName),
+            BuildRecord.identity(file.status) == identity
         else { return nil }
-        return bytes
+        return file
     }
 
     // MARK: - Files about to be written
@@ -180,10 +185,16 @@ package struct BuildStateStore {
         return (changes, manifest)
     }
 
-    /// Writes a record's bytes; nil bytes (a record that cannot be written) remove it.
-    func saveRecord(_ bytes: [UInt8]?) {
-        guard let bytes else { return removeRecord() }
-        try? folder?.writeAtomically(bytes, to: scope.buildRecordName)
+    /// A new build record to write a piece at a time, put in place by `saveRecord(streamed:)`;
+    /// nil when there is no state folder or the file cannot be made.
+    func newRecordFile() -> Directory.StreamedFile? {
+        try? folder?.streamedFile(scope.buildRecordName)
+    }
+
+    /// Puts in place a record written a piece at a time; nil, or a commit that fails, removes
+    /// the record (the next build is then a full one).
+    func saveRecord(streamed file: Directory.StreamedFile?) {
+        put(file, orRemove: scope.buildRecordName)
     }
 
     /// Records what this build found and wrote, for `files`; a record that cannot be written

@@ -57,23 +57,28 @@ extension Builder {
         // A changed source is likely to be rendered: start the workers now, so that their
         // start-up overlaps with reading, hashing and planning (as the full build does).
         if !changes.changed.isEmpty { workers.prepare() }
-        guard indexWriter.isComplete,
-            let oldBytes = try? manifestFolder.readFile(manifestName), oldBytes.count == manifestStatus.size,
-            let text = ManifestText(oldBytes), !text.images.isEmpty, var header = text.header(),
-            header.failures.isEmpty, header.failureSHA1 == nil, header.shard == nil,
-            let statBytes = try? stateFolder.readFile(StateFolder.statCache)
+        // The manifest the record vouches for, read a range at a time, never whole.
+        guard indexWriter.isComplete, let manifestFile = try? manifestFolder.openFile(manifestName),
+            manifestFile.status == manifestStatus, let text = try? ManifestText(manifestFile),
+            var header = text.header(), header.failures.isEmpty, header.failureSHA1 == nil, header.shard == nil,
+            let statFile = try? stateFolder.openFile(StateFolder.statCache)
         else { return nil }
 
         // What the replaced paths were, from the stat cache (checked against their images below).
         let replaced = Set(changes.replacedPaths)
         let replacedBytes = Set(changes.replacedPaths.map { Array($0.utf8) })
         var oldSHA1: [String: String] = [:]
-        for line in statBytes.split(separator: UInt8(ascii: "\n")).dropFirst() {
-            guard let tab = line.lastIndex(of: UInt8(ascii: "\t")), replacedBytes.contains(Array(line[(tab + 1)...]))
-            else { continue }
-            oldSHA1[String(decoding: line[(tab + 1)...], as: UTF8.self)] = String(
-                decoding: line.prefix(40), as: UTF8.self)
+        let readStatCache = try? statFile.forEachLine { line, offset in
+            // `<sha1>\t…\t<path>\n`, after the header line.
+            let text = UnsafeBufferPointer(rebasing: line[..<(line.last == 0x0A ? line.count - 1 : line.count)])
+            guard offset > 0, let tab = text.lastIndex(of: UInt8(ascii: "\t")) else { return true }
+            let path = Array(text[(tab + 1)...])
+            if replacedBytes.contains(path), text.count > 40 {
+                oldSHA1[String(decoding: path, as: UTF8.self)] = String(decoding: text[..<40], as: UTF8.self)
+            }
+            return true
         }
+        guard readStatCache != nil else { return nil }
         guard oldSHA1.count == replaced.count else { return nil }
 
         // Hash the changed sources.
@@ -83,21 +88,25 @@ extension Builder {
         var affected = Set(oldSHA1.values)
         for source in hashes.sources { if case .sha1(let sha1) = source.content { affected.insert(sha1) } }
 
-        // The affected images as they were, and every image of their index prefix files.
-        let length = ManifestIndex.prefixLength(forImageCount: text.images.count)
-        let affectedPrefixes = Set(affected.map { String($0.prefix(length)) })
+        // The affected images as they were, and every image of their index prefix files: the
+        // runs of images that share those prefixes, read from the file.
+        let length = ManifestIndex.prefixLength(forImageCount: text.imageCount)
+        var runs: [String: ManifestText.Run] = [:]
+        for prefix in Set(affected.map { String($0.prefix(length)) }) {
+            guard let run = try? text.run(prefix) else { return nil }
+            runs[prefix] = run
+        }
         var oldEntries: [String: Manifest.ImageEntry] = [:]
         var prefixEntries: [String: Manifest.ImageEntry] = [:]
         let decoder = JSONDecoder()
-        for image in text.images where affectedPrefixes.contains(String(image.sha1.prefix(length))) {
-            // `"<sha1>" : {…}`: the object starts after the key and its colon.
-            guard
-                let entry = try? decoder.decode(
-                    Manifest.ImageEntry.self, from: Data(oldBytes[(image.text.lowerBound + 45)..<image.text.upperBound])
-                )
-            else { return nil }
-            prefixEntries[image.sha1] = entry
-            if affected.contains(image.sha1) { oldEntries[image.sha1] = entry }
+        for run in runs.values {
+            for image in run.images {
+                // `"<sha1>" : {…}`: the object starts after the key and its colon.
+                guard let entry = try? decoder.decode(Manifest.ImageEntry.self, from: Data(image.text.dropFirst(45)))
+                else { return nil }
+                prefixEntries[image.sha1] = entry
+                if affected.contains(image.sha1) { oldEntries[image.sha1] = entry }
+            }
         }
         for (path, sha1) in oldSHA1 { guard oldEntries[sha1]?.sources.contains(path) == true else { return nil } }
 
@@ -155,22 +164,22 @@ extension Builder {
             }
         }
         let imageCount =
-            text.images.count - oldEntries.count + newEntries.values.count(where: { $0 != nil })
+            text.imageCount - oldEntries.count + newEntries.values.count(where: { $0 != nil })
         header.failures = part.failures
         header.failureSHA1 = part.failureSHA1
         header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
         // The new manifest goes into a temporary file a piece at a time, its SHA1 taken on the
         // way, so that only the old one is held (at a million images each is 1.8 GB); it is put
         // in place last, below.
-        let manifestFile = try manifestFolder.streamedFile(manifestName)
+        let newManifest = try manifestFolder.streamedFile(manifestName)
         var digest = Checksum(.sha1)
-        try Self.splice(text, header: header, imageCount: imageCount, changes: newEntries) {
+        try Self.splice(text, runs: runs, header: header, imageCount: imageCount, changes: newEntries) {
             (piece) throws(FileSystemError) in
-            piece.withUnsafeBytes { digest.update($0) }
-            try manifestFile.append(piece)
+            digest.update(UnsafeRawBufferPointer(piece))
+            try newManifest.append(piece)
         }
         let manifestSHA1 = digest.hexDigest()
-        let manifestWritten = try !manifestFile.matchesPresent()
+        let manifestWritten = try !newManifest.matchesPresent()
 
         // The snapshot of the new manifest (the old one read, the new one's SHA1 and the changed
         // entries spliced in) is written into its temporary file on another thread while the
@@ -179,7 +188,7 @@ extension Builder {
         let changedEntries = newEntries
         let snapshot = Background<HandedSnapshot?> {
             guard manifestWritten, part.failures.isEmpty,
-                let old = store.snapshotBytes(ifIdentity: BuildRecord.identity(snapshotStatus)),
+                let old = store.openSnapshot(ifIdentity: BuildRecord.identity(snapshotStatus)),
                 let file = store.newSnapshotFile()
             else { return nil }
             let spliced = try? ManifestSnapshot.spliced(old, manifestSHA1: manifestSHA1, changes: changedEntries) {
@@ -199,10 +208,11 @@ extension Builder {
             )
             if written == nil || ManifestIndex.prefixLength(forImageCount: imageCount) != length {
                 // The prefix length changed: every prefix file, from the whole manifest.
-                let manifestBytes = Self.splice(text, header: header, imageCount: imageCount, changes: newEntries)
+                let manifestBytes = try Self.splice(
+                    text, runs: runs, header: header, imageCount: imageCount, changes: newEntries)
                 try indexWriter.write(try Manifest(jsonData: Data(manifestBytes)))
             }
-            _ = try manifestFile.commit()
+            _ = try newManifest.commit()
             try manifestFolder.synchronize()
             store.saveSnapshot(streamed: snapshot.value?.file)
         }
@@ -216,9 +226,17 @@ extension Builder {
         for (file, source) in zip(changedFiles, hashes.sources) {
             if case .sha1(let sha1) = source.content { hashed[file] = sha1 }
         }
-        let statCache = StatCache.spliced(
-            statBytes, scannedAt: inputs.scanStarted, removing: replacedBytes, adding: hashed)
-        if let statCache { try? stateFolder.writeAtomically(statCache, to: StateFolder.statCache) }
+        let statCacheWritten: Bool
+        if let newStatCache = try? stateFolder.streamedFile(StateFolder.statCache),
+            (try? StatCache.spliced(
+                statFile, scannedAt: inputs.scanStarted, removing: replacedBytes, adding: hashed, into: newStatCache))
+                == true
+        {
+            statCacheWritten = true
+            _ = try? newStatCache.commit()
+        } else {
+            statCacheWritten = false
+        }
         var failureMemory = rendered.failureMemory
         for item in work.items {
             if case .knownFailure(let reason) = item.action {
@@ -228,7 +246,7 @@ extension Builder {
         if failureMemory != oldFailures { store.save(failureMemory) }
         saveRecord(
             files: files, changes: changes, work: work, failures: part.failures, newEntries: newEntries,
-            mismatches: mismatches, imageCount: imageCount, inputs: inputs, writable: statCache != nil)
+            mismatches: mismatches, imageCount: imageCount, inputs: inputs, writable: statCacheWritten)
 
         var report = BuildReport(
             sources: files.count, built: rendered.entries.count, skipped: imageCount - rendered.entries.count,
@@ -252,52 +270,79 @@ extension Builder {
     }
 
     /// The manifest `text` with its images changed by `changes` (nil: removed) and the top-level
-    /// fields of `header`: the bytes `jsonData()` gives for the whole manifest.
+    /// fields of `header`: the bytes `jsonData()` gives for the whole manifest. `runs` are the
+    /// runs of `text`'s images under every prefix that a change's SHA1 starts with, all of one
+    /// length.
     static func splice(
-        _ text: ManifestText, header: Manifest, imageCount: Int, changes: [String: Manifest.ImageEntry?]
-    ) -> [UInt8] {
+        _ text: ManifestText, runs: [String: ManifestText.Run], header: Manifest, imageCount: Int,
+        changes: [String: Manifest.ImageEntry?]
+    ) throws(FileSystemError) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(text.bytes.count + changes.count * 4096)
-        splice(text, header: header, imageCount: imageCount, changes: changes) { out += $0 }
+        try splice(text, runs: runs, header: header, imageCount: imageCount, changes: changes) { out += $0 }
         return out
     }
 
     /// The same bytes, handed to `write` a piece at a time in their order (the unchanged
-    /// images' texts as they are in `text`), so that nothing holds the whole new manifest.
-    static func splice<Failure: Error>(
-        _ text: ManifestText, header: Manifest, imageCount: Int, changes: [String: Manifest.ImageEntry?],
-        into write: (ArraySlice<UInt8>) throws(Failure) -> Void
-    ) throws(Failure) {
+    /// images' texts read from the file as they are), so that nothing holds the whole of
+    /// either manifest.
+    static func splice(
+        _ text: ManifestText, runs: [String: ManifestText.Run], header: Manifest, imageCount: Int,
+        changes: [String: Manifest.ImageEntry?],
+        into write: (UnsafeBufferPointer<UInt8>) throws(FileSystemError) -> Void
+    ) throws(FileSystemError) {
+        func put(_ bytes: some Collection<UInt8>) throws(FileSystemError) {
+            try Array(bytes).withUnsafeBufferPointer { buffer throws(FileSystemError) in try write(buffer) }
+        }
         let pieces = Manifest.JSONPieces(header: header)
-        guard imageCount > 0 else { return try write([UInt8](pieces.withoutImages)[...]) }
-        try write([UInt8](pieces.opening)[...])
-        let firstIndent = Array("    ".utf8)[...]
-        let separator = Array(",\n    ".utf8)[...]
+        guard imageCount > 0 else { return try put(pieces.withoutImages) }
+        try put(pieces.opening)
+        let firstIndent = Array("    ".utf8)
+        let separator = Array(",\n    ".utf8)
         var first = true
-        func emit(_ image: ArraySlice<UInt8>) throws(Failure) {
-            try write(first ? firstIndent : separator)
-            try write(image)
+        /// What comes before an image: the first one's indent, or a separator.
+        func startImage() throws(FileSystemError) {
+            try put(first ? firstIndent : separator)
             first = false
         }
-        func emitNew(_ sha1: String) throws(Failure) {
+        func emitNew(_ sha1: String) throws(FileSystemError) {
             guard let entry = changes[sha1]! else { return }
-            try emit(pieces.image(sha1, entry, first: true).dropFirst(4))
+            try startImage()
+            try put(pieces.image(sha1, entry, first: true).dropFirst(4))
         }
-        var pending = changes.keys.sorted()[...]
-        for image in text.images {
-            while let next = pending.first, next < image.sha1 {
-                try emitNew(next)
-                pending.removeFirst()
+        // Every run's prefix has one length.
+        let length = runs.keys.first?.utf8.count ?? 0
+        let changesByPrefix = Dictionary(grouping: changes.keys) { String($0.prefix(length)) }
+        precondition(changesByPrefix.keys.allSatisfy { runs[$0] != nil }, "a change outside the runs read")
+        var next = 0
+        for prefix in runs.keys.sorted() {
+            let run = runs[prefix]!
+            // The images before this run, copied as one text with their separators.
+            if next < run.indices.lowerBound {
+                try startImage()
+                try text.copy(next..<run.indices.lowerBound, into: write)
             }
-            if pending.first == image.sha1 {
-                try emitNew(image.sha1)
-                pending.removeFirst()
-            } else {
-                try emit(text.bytes[image.text])
+            var pending = (changesByPrefix[prefix] ?? []).sorted()[...]
+            for image in run.images {
+                while let change = pending.first, change < image.sha1 {
+                    try emitNew(change)
+                    pending.removeFirst()
+                }
+                if pending.first == image.sha1 {
+                    try emitNew(image.sha1)
+                    pending.removeFirst()
+                } else {
+                    try startImage()
+                    try put(image.text)
+                }
             }
+            for change in pending { try emitNew(change) }
+            next = run.indices.upperBound
         }
-        for next in pending { try emitNew(next) }
-        try write([UInt8](pieces.closing)[...])
+        if next < text.imageCount {
+            try startImage()
+            try text.copy(next..<text.imageCount, into: write)
+        }
+        try put(pieces.closing)
     }
 
     /// Writes the record of a build made from what changed: the sources' lines from this walk,
@@ -316,27 +361,9 @@ extension Builder {
             }
         }
         guard writable,
-            let manifest = try? inputs.manifestFolder.status(of: FilePath.name(inputs.scope.manifestPath))
+            let manifest = try? inputs.manifestFolder.status(of: FilePath.name(inputs.scope.manifestPath)),
+            let file = store.newRecordFile()
         else { return store.removeRecord() }
-        // The variant lines in the manifest's order: by image, the changed ones in their place.
-        let changedLines = newEntries.keys.sorted().compactMap { sha1 in newEntries[sha1]!.map { (sha1, $0) } }
-        var pending = changedLines[...]
-        var variantBytes: [UInt8] = []
-        variantBytes.reserveCapacity(changes.variantLines.count * 120)
-        for line in changes.variantLines {
-            // `v <bytes> <path>`: the path's file name starts with the image's SHA1.
-            guard let slash = line.lastIndex(of: UInt8(ascii: "/")) ?? line.lastIndex(of: 9),
-                slash + 41 <= line.endIndex
-            else { return store.removeRecord() }
-            let sha1 = String(decoding: line[(slash + 1)..<(slash + 41)], as: UTF8.self)
-            while let next = pending.first, next.0 <= sha1 {
-                variantBytes += BuildRecord.variantLines(of: [next])
-                pending.removeFirst()
-            }
-            if newEntries[sha1] != nil { continue }
-            variantBytes += line
-        }
-        variantBytes += BuildRecord.variantLines(of: Array(pending))
         let record = BuildRecord(
             scannedAt: inputs.scanStarted,
             key: Self.recordKey(
@@ -345,6 +372,30 @@ extension Builder {
             manifest: manifest, snapshot: store.snapshotStatus(), skipped: imageCount, inOtherShards: 0,
             outcomes: outcomes, variants: [],
             failures: failures, warnings: mismatches)
-        store.saveRecord(record.serialized(files: files, variantBytes: variantBytes))
+        // The variant lines in the manifest's order: by image, the changed ones in their place;
+        // the record is written into its file a piece at a time, as the manifest is.
+        let changedLines = newEntries.keys.sorted().compactMap { sha1 in newEntries[sha1]!.map { (sha1, $0) } }
+        var damaged = false
+        let written = try? record.write(files: files, into: file) { () throws(FileSystemError) in
+            var pending = changedLines[...]
+            for line in BuildRecord.Lines(rest: changes.variantText) {
+                // `v <bytes> <path>`: the path's file name starts with the image's SHA1.
+                guard let slash = line.lastIndex(of: UInt8(ascii: "/")) ?? line.lastIndex(of: 9),
+                    slash + 41 <= line.endIndex
+                else {
+                    damaged = true
+                    return
+                }
+                let sha1 = String(decoding: line[(slash + 1)..<(slash + 41)], as: UTF8.self)
+                while let next = pending.first, next.0 <= sha1 {
+                    try file.append(BuildRecord.variantLines(of: [next]))
+                    pending.removeFirst()
+                }
+                if newEntries[sha1] != nil { continue }
+                try file.append(changes.variantText[line.startIndex...line.endIndex])
+            }
+            try file.append(BuildRecord.variantLines(of: Array(pending)))
+        }
+        store.saveRecord(streamed: written == true && !damaged ? file : nil)
     }
 }

@@ -11,8 +11,9 @@ extension BuildRecord {
         var changed: [Int]
         /// The recorded paths that no source with the recorded identity has now: changed or gone.
         var replacedPaths: [String]
-        /// The record's `v` lines, each with its line feed, in the manifest's order.
-        var variantLines: [ArraySlice<UInt8>]
+        /// The record's `v` lines, each with its line feed, in the manifest's order: the end of
+        /// the record, read in place.
+        var variantText: ArraySlice<UInt8>
         /// The manifest snapshot's identity as the record has it (`identity`), nil for none.
         var snapshot: String?
     }
@@ -31,13 +32,16 @@ extension BuildRecord {
         let trustedBefore = scannedAt - StatCache.racyWindow
         // The source lines, in the recorded walk's order: path and the line up to its outcome.
         var recorded: [(path: ArraySlice<UInt8>, line: ArraySlice<UInt8>)] = []
-        while let line = lines.first, line.first == UInt8(ascii: "s") {
-            lines.removeFirst()
+        while case let before = lines, let line = lines.next() {
+            guard line.first == UInt8(ascii: "s") else {
+                lines = before
+                break
+            }
             let fields = line.split(separator: 9, maxSplits: 7, omittingEmptySubsequences: false)
             guard fields.count == 8, fields[6].elementsEqual([Outcome.upToDate.rawValue]) else { return nil }
             recorded.append((fields[7], line))
         }
-        var changes = Changes(changed: [], replacedPaths: [], variantLines: [], snapshot: opened.snapshot)
+        var changes = Changes(changed: [], replacedPaths: [], variantText: lines.rest, snapshot: opened.snapshot)
         var taken = Array(repeating: false, count: recorded.count)
         var expected: [UInt8] = []
         // Most paths are where they were: compare in step, and look a path up only after the
@@ -76,7 +80,6 @@ extension BuildRecord {
                 let size = Int(String(decoding: fields[1], as: UTF8.self)),
                 isPresent(String(decoding: fields[2], as: UTF8.self), size)
             else { return nil }  // a failure, a warning, a damaged line or a missing file
-            changes.variantLines.append(bytes[line.startIndex..<(line.endIndex + 1)])
         }
         return changes
     }
@@ -96,20 +99,32 @@ extension BuildRecord {
         return bytes
     }
 
-    /// A record's bytes with its `v` lines given as they are written (`variantBytes`).
-    func serialized(files: [SourceFile], variantBytes: [UInt8]) -> [UInt8]? {
-        guard
-            var bytes = BuildRecord(
-                scannedAt: scannedAt, key: key, manifest: manifest, snapshot: snapshot, skipped: skipped,
-                inOtherShards: inOtherShards,
-                outcomes: outcomes, variants: [], failures: [:], warnings: []
-            ).serialized(files: files)
-        else { return nil }
-        bytes += variantBytes
-        let texts = failures.flatMap { [$0.key, $0.value] } + warnings.flatMap { [$0.path, $0.message] }
-        guard !texts.contains(where: { $0.utf8.contains(9) || $0.utf8.contains(10) }) else { return nil }
-        for path in failures.keys.sorted() { bytes += Array("f\t\(path)\t\(failures[path]!)\n".utf8) }
-        for warning in warnings { bytes += Array("w\t\(warning.path)\t\(warning.message)\n".utf8) }
-        return bytes
+    /// Writes the record into `file` a piece at a time, as `serialized(files:)` lays it out,
+    /// its `v` lines written by `variantLines` between the sources' lines and the failures'.
+    /// False, with the file left unfinished, when a text holds a tab or a line feed.
+    func write(
+        files: [SourceFile], into file: Directory.StreamedFile,
+        variantLines: () throws(FileSystemError) -> Void
+    ) throws(FileSystemError) -> Bool {
+        let texts =
+            files.lazy.map(\.path) + failures.flatMap { [$0.key, $0.value] }
+            + warnings.flatMap { [$0.path, $0.message] }
+        guard !texts.contains(where: { $0.utf8.contains(9) || $0.utf8.contains(10) }) else { return false }
+        let opening = BuildRecord(
+            scannedAt: scannedAt, key: key, manifest: manifest, snapshot: snapshot, skipped: skipped,
+            inOtherShards: inOtherShards, outcomes: [], variants: [], failures: [:], warnings: []
+        ).serialized(files: [])
+        guard let opening else { return false }
+        try file.append(opening)
+        var line: [UInt8] = []
+        for (source, outcome) in zip(files, outcomes) {
+            line.removeAll(keepingCapacity: true)
+            Self.appendSource(source, outcome: outcome, to: &line)
+            try file.append(line)
+        }
+        try variantLines()
+        for path in failures.keys.sorted() { try file.append(Array("f\t\(path)\t\(failures[path]!)\n".utf8)) }
+        for warning in warnings { try file.append(Array("w\t\(warning.path)\t\(warning.message)\n".utf8)) }
+        return true
     }
 }

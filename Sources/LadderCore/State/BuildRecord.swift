@@ -86,25 +86,36 @@ struct BuildRecord {
 
     // MARK: - Reading
 
+    /// The lines of a record's bytes, each without its line feed, read in place one at a time
+    /// (a record of a million sources has four million lines).
+    struct Lines: Sequence, IteratorProtocol {
+        /// The bytes not read yet, from the start of the next line.
+        var rest: ArraySlice<UInt8>
+
+        mutating func next() -> ArraySlice<UInt8>? {
+            guard !rest.isEmpty else { return nil }
+            let end = rest.firstIndex(of: 10) ?? rest.endIndex
+            defer { rest = rest[(end < rest.endIndex ? end + 1 : end)...] }
+            return rest[..<end]
+        }
+    }
+
     /// The record's lines after its opening ones, with what those say (`snapshot`: the
     /// snapshot's identity as `identity` writes it, nil for none), when the record is whole and
     /// was made with `key` for the manifest file `manifest`; nil otherwise.
     static func opening(
         _ bytes: [UInt8], key: String, manifest: FileStatus
-    ) -> (
-        lines: ArraySlice<ArraySlice<UInt8>>, scannedAt: Int64, snapshot: String?, skipped: Int, inOtherShards: Int
-    )? {
-        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false)[...]
-        guard lines.last?.isEmpty == true else { return nil }  // cut short
-        lines.removeLast()
+    ) -> (lines: Lines, scannedAt: Int64, snapshot: String?, skipped: Int, inOtherShards: Int)? {
+        guard bytes.last == 10 else { return nil }  // cut short
+        var lines = Lines(rest: bytes[...])
         func take(_ name: String) -> [String]? {
-            guard let line = lines.popFirst() else { return nil }
+            guard let line = lines.next() else { return nil }
             let fields = line.split(separator: 9, omittingEmptySubsequences: false).map {
                 String(decoding: $0, as: UTF8.self)
             }
             return fields.first == name ? Array(fields.dropFirst()) : nil
         }
-        guard lines.popFirst().map({ String(decoding: $0, as: UTF8.self) }) == Self.header,
+        guard lines.next().map({ String(decoding: $0, as: UTF8.self) }) == Self.header,
             let scanned = take("scanned"), scanned.count == 1, let scannedAt = Int64(scanned[0]),
             take("key") == [key], manifest.kind == .regular,
             take("manifest")
@@ -120,11 +131,7 @@ struct BuildRecord {
     /// the manifest names it, and size). The lines are read in place, one at a time: a record
     /// of a million sources has four million lines.
     static func variantsArePresent(_ bytes: [UInt8], isPresent: (_ path: String, _ bytes: Int) -> Bool) -> Bool {
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: 10) ?? bytes.endIndex
-            let line = bytes[start..<end]
-            start = end + 1
+        for line in Lines(rest: bytes[...]) {
             guard line.first == UInt8(ascii: "v") else { continue }
             let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3, fields[0].count == 1, let size = Int(String(decoding: fields[1], as: UTF8.self)),
@@ -143,9 +150,7 @@ struct BuildRecord {
         _ bytes: [UInt8], files: [SourceFile], key: String, manifest: FileStatus,
         isPresent: (_ path: String, _ bytes: Int) -> Bool
     ) -> BuildRecord? {
-        guard let opened = opening(bytes, key: key, manifest: manifest), opened.lines.count >= files.count else {
-            return nil
-        }
+        guard let opened = opening(bytes, key: key, manifest: manifest) else { return nil }
         var lines = opened.lines
         let (scannedAt, skipped, inOtherShards) = (opened.scannedAt, opened.skipped, opened.inOtherShards)
         let trustedBefore = scannedAt - StatCache.racyWindow
@@ -153,8 +158,9 @@ struct BuildRecord {
         outcomes.reserveCapacity(files.count)
         var expected: [UInt8] = []
         for file in files {
-            guard file.status.modified < trustedBefore, file.status.changed < trustedBefore else { return nil }
-            let line = lines.popFirst()!
+            guard file.status.modified < trustedBefore, file.status.changed < trustedBefore,
+                let line = lines.next()
+            else { return nil }
             expected.removeAll(keepingCapacity: true)
             appendSource(file, outcome: .upToDate, to: &expected)
             // Equal but for the outcome, the byte after the identity.

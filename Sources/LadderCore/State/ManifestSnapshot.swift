@@ -88,20 +88,18 @@ struct ManifestSnapshot: Equatable {
         }
     }
 
-    /// The snapshot `old` (of a manifest whose images' records are in SHA1 order) for the
-    /// manifest whose bytes have `manifestSHA1` and whose images differ by `changes` (an image
-    /// by SHA1, nil for one removed), handed to `write` about a megabyte at a time, so that
-    /// nothing holds the whole of it: the other images' records are copied as they are. False
-    /// when `old` does not read as a snapshot, which may be found after some pieces were handed
-    /// over (they are then not a snapshot either).
-    static func spliced<Failure: Error>(
-        _ old: [UInt8], manifestSHA1: String, changes: [String: Manifest.ImageEntry?],
-        into write: (ArraySlice<UInt8>) throws(Failure) -> Void
-    ) throws(Failure) -> Bool {
+    /// The snapshot in the file `old` (of a manifest whose images' records are in SHA1 order),
+    /// read a line at a time, for the manifest whose bytes have `manifestSHA1` and whose images
+    /// differ by `changes` (an image by SHA1, nil for one removed), handed to `write` about a
+    /// megabyte at a time, so that nothing holds the whole of either: the other images' records
+    /// are copied as they are. False when `old` does not read as a snapshot, which may be found
+    /// after some pieces were handed over (they are then not a snapshot either).
+    static func spliced(
+        _ old: Directory.OpenFile, manifestSHA1: String, changes: [String: Manifest.ImageEntry?],
+        into write: (ArraySlice<UInt8>) throws(FileSystemError) -> Void
+    ) throws(FileSystemError) -> Bool {
         let newline = UInt8(ascii: "\n")
-        guard old.last == newline, let firstEnd = old.firstIndex(of: newline),
-            String(decoding: old[..<firstEnd], as: UTF8.self).hasPrefix(header + " ")
-        else { return false }
+        let firstLine = Array((header + " ").utf8)
         var out = RecordWriter()
         out.line(header + " " + manifestSHA1)
         let imagePrefix = Array("image\t".utf8)
@@ -113,16 +111,27 @@ struct ManifestSnapshot: Equatable {
                 if let entry = changes[next]! { append(next, entry, to: &out) }
             }
         }
+        var headerRead = false
+        var readable = true
         var skipping = false
         var imagesSeen = false
         var imagesEnded = false
-        // Line by line after the header, each with its line feed (the last byte is one).
-        var start = firstEnd + 1
-        while start < old.count {
-            let end = old[start...].firstIndex(of: newline)!
-            let line = old[start..<end]
+        // Line by line, each with its line feed: one missing means the file was cut short.
+        try old.forEachLine { line, _ throws(FileSystemError) in
+            guard line.last == newline else {
+                readable = false
+                return false
+            }
+            guard headerRead else {
+                headerRead = line.starts(with: firstLine)
+                readable = headerRead
+                return headerRead
+            }
             if line.starts(with: imagePrefix) {
-                guard !imagesEnded, line.count > imagePrefix.count + 40 else { return false }
+                guard !imagesEnded, line.count - 1 > imagePrefix.count + 40 else {
+                    readable = false
+                    return false
+                }
                 imagesSeen = true
                 let sha1 = String(decoding: line.dropFirst(imagePrefix.count).prefix(40), as: UTF8.self)
                 insert(before: sha1)
@@ -136,14 +145,14 @@ struct ManifestSnapshot: Equatable {
                 skipping = false
                 insert(before: nil)
             }
-            if !skipping { out.bytes += old[start...end] }
+            if !skipping { out.bytes.append(contentsOf: line) }
             if out.bytes.count >= 1 << 20 {
                 try write(out.bytes[...])
                 out.bytes.removeAll(keepingCapacity: true)
             }
-            start = end + 1
+            return true
         }
-        guard imagesSeen else { return false }
+        guard readable, headerRead, imagesSeen else { return false }
         insert(before: nil)
         try write(out.bytes[...])
         return true

@@ -68,41 +68,64 @@ package struct StatCache: Sendable, Equatable {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// The serialized cache `old` with the entries of `removed` paths left out and `added`
-    /// written in (both few), recorded at `scannedAt`: the other lines are copied as they are.
-    /// Nil when `old` does not read as a cache whose lines are sorted by path.
+    /// The serialized cache in the file `old` with the entries of `removed` paths left out and
+    /// `added` written in (both few), recorded at `scannedAt`, written into `file` a line at a
+    /// time: the other lines are copied as they are. False, with `file` left unfinished, when
+    /// `old` does not read as a cache whose lines are sorted by path.
     static func spliced(
-        _ old: [UInt8], scannedAt: Int64, removing removed: Set<[UInt8]>, adding added: [SourceFile: String]
-    ) -> [UInt8]? {
-        var lines = old.split(separator: UInt8(ascii: "\n"))[...]
-        guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self).hasPrefix(header + " ") else {
-            return nil
-        }
-        var bytes = Array("\(header) \(scannedAt)\n".utf8)
-        bytes.reserveCapacity(old.count + added.count * 160)
+        _ old: Directory.OpenFile, scannedAt: Int64, removing removed: Set<[UInt8]>, adding added: [SourceFile: String],
+        into file: Directory.StreamedFile
+    ) throws(FileSystemError) -> Bool {
+        let firstLine = Array((header + " ").utf8)
+        var headerRead = false
+        var readable = true
         var pending = added.map { (path: Array($0.key.path.utf8), entry: Entry(status: $0.key.status, sha1: $0.value)) }
             .filter { !$0.path.contains(UInt8(ascii: "\t")) && !$0.path.contains(UInt8(ascii: "\n")) }
             .sorted { $0.path.lexicographicallyPrecedes($1.path) }[...]
-        var previous: ArraySlice<UInt8>?
-        for line in lines {
-            guard let tab = line.lastIndex(of: UInt8(ascii: "\t")) else { return nil }
+        var line: [UInt8] = []
+        var previous: [UInt8]?
+        try old.forEachLine { bytes, _ throws(FileSystemError) in
+            let text = UnsafeBufferPointer(rebasing: bytes[..<(bytes.last == 0x0A ? bytes.count - 1 : bytes.count)])
+            guard headerRead else {
+                headerRead = text.starts(with: firstLine)
+                readable = headerRead
+                if headerRead { try file.append(Array("\(header) \(scannedAt)\n".utf8)) }
+                return headerRead
+            }
+            if text.isEmpty { return true }
+            guard let tab = text.lastIndex(of: UInt8(ascii: "\t")) else {
+                readable = false
+                return false
+            }
             var fields = 0
-            for byte in line where byte == UInt8(ascii: "\t") { fields += 1 }
+            for byte in text where byte == UInt8(ascii: "\t") { fields += 1 }
             // The path is the seventh field (it holds no tab).
-            guard fields == 6 else { return nil }
-            let path = line[(tab + 1)...]
-            if let previous, !previous.lexicographicallyPrecedes(path) { return nil }
-            previous = path
+            let path = text[(tab + 1)...]
+            guard fields == 6, previous.map({ $0.lexicographicallyPrecedes(path) }) ?? true else {
+                readable = false
+                return false
+            }
+            previous = previous ?? []
+            previous!.removeAll(keepingCapacity: true)
+            previous!.append(contentsOf: path)
             while let next = pending.first, next.path.lexicographicallyPrecedes(path) {
-                append(next.path, next.entry, to: &bytes)
+                line.removeAll(keepingCapacity: true)
+                append(next.path, next.entry, to: &line)
+                try file.append(line)
                 pending.removeFirst()
             }
-            if pending.first?.path.elementsEqual(path) == true || removed.contains(Array(path)) { continue }
-            bytes += line
-            bytes.append(UInt8(ascii: "\n"))
+            if pending.first?.path.elementsEqual(path) == true || removed.contains(previous!) { return true }
+            try file.append(text)
+            try file.append(CollectionOfOne(UInt8(ascii: "\n")))
+            return true
         }
-        for next in pending { append(next.path, next.entry, to: &bytes) }
-        return bytes
+        guard readable, headerRead else { return false }
+        for next in pending {
+            line.removeAll(keepingCapacity: true)
+            append(next.path, next.entry, to: &line)
+            try file.append(line)
+        }
+        return true
     }
 
     /// Reads a serialized cache; an unreadable one gives an empty cache (it only costs time).
