@@ -59,6 +59,28 @@ struct NoOpBuildTests {
         #expect(folder.modificationTimes(under: "build") == times)
     }
 
+    @Test("the record gives each source's identity as stat(2) gives it, a time before 1970 too")
+    func recordedIdentities() throws {
+        let folder = try BuildTests.project(photos: 3)
+        // 1969-12-31 23:43:20.25: a negative time, with nanoseconds.
+        var times = [timespec(tv_sec: -1_000, tv_nsec: 250_000_000), timespec(tv_sec: -1_000, tv_nsec: 250_000_000)]
+        #expect(utimensat(AT_FDCWD, folder.path("photos/p1.jpg"), &times, 0) == 0)
+        try Pipelines.build(in: folder)
+        let lines = String(decoding: try folder.read(".ladder/build-record"), as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("s\t") }
+        // The oracle: stat(2) and Swift's own formatting of its numbers.
+        var expected: [String] = []
+        for path in ["photos/p0.jpg", "photos/p1.jpg", "photos/p2.jpg"] {
+            var info = stat()
+            #expect(stat(folder.path(path), &info) == 0)
+            let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            let changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+            expected.append("s\t\(info.st_dev)\t\(info.st_ino)\t\(info.st_size)\t\(modified)\t\(changed)\tu\t\(path)")
+        }
+        #expect(lines.map(String.init).sorted() == expected.sorted())
+        #expect(lines.contains { $0.contains("\t-999750000000\t") }, "the time before 1970")
+    }
+
     @Test("a one-change rebuild rewrites exactly that image's entry and index; the next build is a no-op again")
     func oneChange() throws {
         let folder = try Self.settledProject()

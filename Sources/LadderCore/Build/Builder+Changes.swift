@@ -169,13 +169,13 @@ extension Builder {
         header.failureSHA1 = part.failureSHA1
         header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
         // The new manifest goes into a temporary file a piece at a time, its SHA1 taken on the
-        // way, so that only the old one is held (at a million images each is 1.8 GB); it is put
-        // in place last, below.
+        // way on a thread of its own, so that neither it nor the old one is held (at a million
+        // images each is 1.8 GB); it is put in place last, below.
         let newManifest = try manifestFolder.streamedFile(manifestName)
-        var digest = Checksum(.sha1)
+        let digest = BackgroundDigest(.sha1)
         try Self.splice(text, runs: runs, header: header, imageCount: imageCount, changes: newEntries) {
             (piece) throws(FileSystemError) in
-            digest.update(UnsafeRawBufferPointer(piece))
+            digest.update(piece)
             try newManifest.append(piece)
         }
         let manifestSHA1 = digest.hexDigest()
@@ -373,11 +373,12 @@ extension Builder {
             outcomes: outcomes, variants: [],
             failures: failures, warnings: mismatches)
         // The variant lines in the manifest's order: by image, the changed ones in their place;
-        // the record is written into its file a piece at a time, as the manifest is.
-        let changedLines = newEntries.keys.sorted().compactMap { sha1 in newEntries[sha1]!.map { (sha1, $0) } }
+        // the record is written into its file a piece at a time, as the manifest is. SHA1s are
+        // compared as bytes: the record has three lines an image.
+        let changedImages = newEntries.keys.sorted().map { (sha1: $0, bytes: Array($0.utf8), entry: newEntries[$0]!) }
         var damaged = false
         let written = try? record.write(files: files, into: file) { () throws(FileSystemError) in
-            var pending = changedLines[...]
+            var next = 0
             for line in BuildRecord.Lines(rest: changes.variantText) {
                 // `v <bytes> <path>`: the path's file name starts with the image's SHA1.
                 guard let slash = line.lastIndex(of: UInt8(ascii: "/")) ?? line.lastIndex(of: 9),
@@ -386,15 +387,20 @@ extension Builder {
                     damaged = true
                     return
                 }
-                let sha1 = String(decoding: line[(slash + 1)..<(slash + 41)], as: UTF8.self)
-                while let next = pending.first, next.0 <= sha1 {
-                    try file.append(BuildRecord.variantLines(of: [next]))
-                    pending.removeFirst()
+                let sha1 = line[(slash + 1)..<(slash + 41)]
+                while next < changedImages.count, !sha1.lexicographicallyPrecedes(changedImages[next].bytes) {
+                    if let entry = changedImages[next].entry {
+                        try file.append(BuildRecord.variantLines(of: [(changedImages[next].sha1, entry)]))
+                    }
+                    next += 1
                 }
-                if newEntries[sha1] != nil { continue }
+                // A changed image's old lines give way to its new ones.
+                if next > 0 && sha1.elementsEqual(changedImages[next - 1].bytes) { continue }
                 try file.append(changes.variantText[line.startIndex...line.endIndex])
             }
-            try file.append(BuildRecord.variantLines(of: Array(pending)))
+            for image in changedImages[next...] {
+                if let entry = image.entry { try file.append(BuildRecord.variantLines(of: [(image.sha1, entry)])) }
+            }
         }
         store.saveRecord(streamed: written == true && !damaged ? file : nil)
     }

@@ -76,12 +76,36 @@ struct BuildRecord {
         "\(status.device)\t\(status.inode)\t\(status.size)\t\(status.modified)\t\(status.changed)"
     }
 
+    /// Appends a source's line, its identity as `identity` writes it (without making a string:
+    /// a build writes, and a no-op compares, one such line a source).
     static func appendSource(_ file: SourceFile, outcome: Outcome, to bytes: inout [UInt8]) {
-        bytes += Array("s\t\(identity(file.status))\t".utf8)
+        let status = file.status
+        bytes.append(UInt8(ascii: "s"))
+        for number in [status.device, status.inode] {
+            bytes.append(9)
+            appendDecimal(number, to: &bytes)
+        }
+        for number in [Int64(status.size), status.modified, status.changed] {
+            bytes.append(9)
+            if number < 0 { bytes.append(UInt8(ascii: "-")) }
+            appendDecimal(number.magnitude, to: &bytes)
+        }
+        bytes.append(9)
         bytes.append(outcome.rawValue)
         bytes.append(9)
-        bytes += Array(file.path.utf8)
+        bytes.append(contentsOf: file.path.utf8)
         bytes.append(10)
+    }
+
+    /// Appends `number` in decimal, as its `description` has it.
+    private static func appendDecimal(_ number: UInt64, to bytes: inout [UInt8]) {
+        var rest = number
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 
     // MARK: - Reading
