@@ -145,10 +145,10 @@ package struct BuildStateStore {
 
     /// The last build's record, when nothing it depends on changed since (`BuildRecord`): the
     /// sources, the `key`, the manifest file (changed neither since nor in the clock tick the
-    /// record was written in), every variant file (`isPresent`) and no build of this scope
-    /// left pending files.
+    /// record was written in), every variant file (`isPresent`, nil when they are known to be
+    /// there) and no build of this scope left pending files.
     func unchangedBuild(
-        files: [SourceFile], key: String, manifestFolder: Directory, isPresent: (String, Int) -> Bool
+        files: [SourceFile], key: String, manifestFolder: Directory, isPresent: ((String, Int) -> Bool)?
     ) -> BuildRecord? {
         guard let folder, let recordStatus = try? folder.status(of: scope.buildRecordName),
             let manifest = try? manifestFolder.status(of: FilePath.name(scope.manifestPath)),
@@ -172,7 +172,7 @@ package struct BuildStateStore {
     /// (`BuildRecord.changes`), under `unchangedBuild`'s other conditions; with the manifest
     /// file's status.
     func changedSources(
-        files: [SourceFile], key: String, manifestFolder: Directory, limit: Int, isPresent: (String, Int) -> Bool
+        files: [SourceFile], key: String, manifestFolder: Directory, limit: Int, isPresent: ((String, Int) -> Bool)?
     ) -> (changes: BuildRecord.Changes, manifest: FileStatus)? {
         guard let folder, let recordStatus = try? folder.status(of: scope.buildRecordName),
             let manifest = try? manifestFolder.status(of: FilePath.name(scope.manifestPath)),

@@ -48,7 +48,7 @@ extension Builder {
                 files: files, key: inputs.recordKey, manifestFolder: manifestFolder,
                 limit: Self.changeLimit(sources: files.count),
                 isPresent: inputs.recordedVariantsArePresent
-                    ? { _, _ in true } : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
+                    ? nil : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
             // The snapshot the recorded build left, still that file (else the full build writes
             // it again): it is read and spliced on another thread below.
             let snapshotStatus = store.snapshotStatus(),

@@ -108,7 +108,7 @@ package final class Builder: Sendable {
         if let unchanged = store.unchangedBuild(
             files: files, key: recordKey, manifestFolder: manifestFolder,
             isPresent: variantsArePresent
-                ? { _, _ in true } : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
+                ? nil : { Self.isPresent($0, bytes: $1, prefix: prefix, folders: folders) }),
             !scope.writesIndex
                 || ManifestIndexWriter(
                     manifestFolder: manifestFolder, manifestName: FilePath.name(scope.manifestPath)

@@ -21,10 +21,11 @@ extension BuildRecord {
     /// The sources that changed since the build recorded in `bytes`, when everything else is as
     /// recorded (`matching`'s conditions but for the sources) and that build was a whole one in
     /// which every source ended up to date: no failure, no warning, no other shard. Nil
-    /// otherwise, or when more than `limit` sources changed.
+    /// otherwise, or when more than `limit` sources changed. `isPresent` is nil when
+    /// `variantsArePresent` already found every variant file there.
     static func changes(
         _ bytes: [UInt8], files: [SourceFile], key: String, manifest: FileStatus, limit: Int,
-        isPresent: (_ path: String, _ bytes: Int) -> Bool
+        isPresent: ((_ path: String, _ bytes: Int) -> Bool)?
     ) -> Changes? {
         guard let opened = opening(bytes, key: key, manifest: manifest), opened.inOtherShards == 0 else { return nil }
         var lines = opened.lines
@@ -37,9 +38,12 @@ extension BuildRecord {
                 lines = before
                 break
             }
-            let fields = line.split(separator: 9, maxSplits: 7, omittingEmptySubsequences: false)
-            guard fields.count == 8, fields[6].elementsEqual([Outcome.upToDate.rawValue]) else { return nil }
-            recorded.append((fields[7], line))
+            // `s <device> <inode> <size> <modified> <changed> <outcome> <path>`: no path holds a
+            // tab (`write` and `serialized` refuse one).
+            guard let tab = line.lastIndex(of: 9), tab - 2 > line.startIndex, line[tab - 2] == 9,
+                line[tab - 1] == Outcome.upToDate.rawValue
+            else { return nil }
+            recorded.append((line[(tab + 1)...], line))
         }
         var changes = Changes(changed: [], replacedPaths: [], variantText: lines.rest, snapshot: opened.snapshot)
         var taken = Array(repeating: false, count: recorded.count)
@@ -75,11 +79,14 @@ extension BuildRecord {
             guard changes.replacedPaths.count <= limit else { return nil }
         }
         for line in lines {
+            // A failure, a warning, a damaged line or a missing file; when the files are known
+            // to be there (`variantsArePresent` read each line), a glance at each line.
+            guard line.count > 2, line.first == UInt8(ascii: "v"), line[line.startIndex + 1] == 9 else { return nil }
+            guard let isPresent else { continue }
             let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0].elementsEqual([UInt8(ascii: "v")]),
-                let size = Int(String(decoding: fields[1], as: UTF8.self)),
+            guard fields.count == 3, let size = Int(String(decoding: fields[1], as: UTF8.self)),
                 isPresent(String(decoding: fields[2], as: UTF8.self), size)
-            else { return nil }  // a failure, a warning, a damaged line or a missing file
+            else { return nil }
         }
         return changes
     }

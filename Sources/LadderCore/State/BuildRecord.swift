@@ -170,9 +170,10 @@ struct BuildRecord {
     /// when anything differs, a source changed too close to the recorded walk to be trusted, or
     /// the record is damaged. Lines are compared as bytes, one at a time, so that nothing but
     /// the outcomes is kept of the sources and nothing of the variants (`variants` stays empty).
+    /// `isPresent` is nil when `variantsArePresent` already found every variant file there.
     static func matching(
         _ bytes: [UInt8], files: [SourceFile], key: String, manifest: FileStatus,
-        isPresent: (_ path: String, _ bytes: Int) -> Bool
+        isPresent: ((_ path: String, _ bytes: Int) -> Bool)?
     ) -> BuildRecord? {
         guard let opened = opening(bytes, key: key, manifest: manifest) else { return nil }
         var lines = opened.lines
@@ -201,6 +202,10 @@ struct BuildRecord {
             skipped: skipped, inOtherShards: inOtherShards, outcomes: outcomes, variants: [], failures: [:],
             warnings: [])
         for line in lines {
+            // Three lines an image: when the files are known to be there, a glance at each.
+            if isPresent == nil, line.count > 2, line.first == UInt8(ascii: "v"), line[line.startIndex + 1] == 9 {
+                continue
+            }
             let fields = line.split(separator: 9, maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { return nil }
             let second = String(decoding: fields[1], as: UTF8.self)
@@ -208,7 +213,7 @@ struct BuildRecord {
             switch fields[0].first {
             case UInt8(ascii: "s"): return nil  // a source more than the walk found
             case UInt8(ascii: "v"):
-                guard let bytes = Int(second), isPresent(third, bytes) else { return nil }
+                guard let bytes = Int(second), isPresent?(third, bytes) ?? true else { return nil }
             case UInt8(ascii: "f"): record.failures[second] = third
             case UInt8(ascii: "w"): record.warnings.append(SourceWarning(path: second, message: third))
             default: return nil
