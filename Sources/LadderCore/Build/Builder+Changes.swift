@@ -165,21 +165,31 @@ extension Builder {
         }
         let imageCount =
             text.imageCount - oldEntries.count + newEntries.values.count(where: { $0 != nil })
+        let previousHeader = header
         header.failures = part.failures
         header.failureSHA1 = part.failureSHA1
         header.recipes = imageCount == 0 ? nil : (header.recipes ?? [:]).merging(part.recipes ?? [:]) { old, _ in old }
         // The new manifest goes into a temporary file a piece at a time, its SHA1 taken on the
         // way on a thread of its own, so that neither it nor the old one is held (at a million
         // images each is 1.8 GB); it is put in place last, below.
-        let newManifest = try manifestFolder.streamedFile(manifestName)
-        let digest = BackgroundDigest(.sha1)
-        try Self.splice(text, runs: runs, header: header, imageCount: imageCount, changes: newEntries) {
-            (piece) throws(FileSystemError) in
-            digest.update(piece)
-            try newManifest.append(piece)
+        // Sources touched but not changed (their bytes hashed to what they were) leave every
+        // entry as it was: the manifest is then the file already there, not spliced again.
+        let sameManifest =
+            header == previousHeader && newEntries.allSatisfy { sha1, entry in entry == oldEntries[sha1] }
+        let newManifest = sameManifest ? nil : try manifestFolder.streamedFile(manifestName)
+        let manifestSHA1: String
+        if let newManifest {
+            let digest = BackgroundDigest(.sha1)
+            try Self.splice(text, runs: runs, header: header, imageCount: imageCount, changes: newEntries) {
+                (piece) throws(FileSystemError) in
+                digest.update(piece)
+                try newManifest.append(piece)
+            }
+            manifestSHA1 = digest.hexDigest()
+        } else {
+            manifestSHA1 = ""
         }
-        let manifestSHA1 = digest.hexDigest()
-        let manifestWritten = try !newManifest.matchesPresent()
+        let manifestWritten = try newManifest.map { try !$0.matchesPresent() } ?? false
 
         // The snapshot of the new manifest (the old one read, the new one's SHA1 and the changed
         // entries spliced in) is written into its temporary file on another thread while the
@@ -212,7 +222,7 @@ extension Builder {
                     text, runs: runs, header: header, imageCount: imageCount, changes: newEntries)
                 try indexWriter.write(try Manifest(jsonData: Data(manifestBytes)))
             }
-            _ = try newManifest.commit()
+            _ = try newManifest?.commit()
             try manifestFolder.synchronize()
             store.saveSnapshot(streamed: snapshot.value?.file)
         }
