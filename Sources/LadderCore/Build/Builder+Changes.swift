@@ -67,18 +67,7 @@ extension Builder {
         // What the replaced paths were, from the stat cache (checked against their images below).
         let replaced = Set(changes.replacedPaths)
         let replacedBytes = Set(changes.replacedPaths.map { Array($0.utf8) })
-        var oldSHA1: [String: String] = [:]
-        let readStatCache = try? statFile.forEachLine { line, offset in
-            // `<sha1>\t…\t<path>\n`, after the header line.
-            let text = UnsafeBufferPointer(rebasing: line[..<(line.last == 0x0A ? line.count - 1 : line.count)])
-            guard offset > 0, let tab = text.lastIndex(of: UInt8(ascii: "\t")) else { return true }
-            let path = Array(text[(tab + 1)...])
-            if replacedBytes.contains(path), text.count > 40 {
-                oldSHA1[String(decoding: path, as: UTF8.self)] = String(decoding: text[..<40], as: UTF8.self)
-            }
-            return true
-        }
-        guard readStatCache != nil else { return nil }
+        guard let oldSHA1 = try? StatCache.recordedSHA1s(of: replacedBytes, in: statFile) else { return nil }
         guard oldSHA1.count == replaced.count else { return nil }
 
         // Hash the changed sources.

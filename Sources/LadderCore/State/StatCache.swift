@@ -68,6 +68,28 @@ package struct StatCache: Sendable, Equatable {
         bytes.append(UInt8(ascii: "\n"))
     }
 
+    /// The SHA1 the serialized cache in `file` records for each of `paths` (few) that it has,
+    /// by path, read a line at a time.
+    static func recordedSHA1s(
+        of paths: Set<[UInt8]>, in file: Directory.OpenFile
+    ) throws(FileSystemError) -> [String: String] {
+        let lengths = Set(paths.map(\.count))
+        var sha1s: [String: String] = [:]
+        try file.forEachLine { line, offset in
+            // `<sha1>\t…\t<path>\n`, after the header line.
+            let text = UnsafeBufferPointer(rebasing: line[..<(line.last == 0x0A ? line.count - 1 : line.count)])
+            guard offset > 0, let tab = text.lastIndex(of: UInt8(ascii: "\t")), text.count > 40,
+                lengths.contains(text.count - tab - 1)
+            else { return true }
+            let path = Array(text[(tab + 1)...])
+            if paths.contains(path) {
+                sha1s[String(decoding: path, as: UTF8.self)] = String(decoding: text[..<40], as: UTF8.self)
+            }
+            return true
+        }
+        return sha1s
+    }
+
     /// The serialized cache in the file `old` with the entries of `removed` paths left out and
     /// `added` written in (both few), recorded at `scannedAt`, written into `file` a line at a
     /// time: the other lines are copied as they are. False, with `file` left unfinished, when
